@@ -1,0 +1,3 @@
+module github.com/tablo/tablo
+
+go 1.26.8

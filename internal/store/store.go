@@ -1,0 +1,56 @@
+// Package store defines the engine interface every storage engine implements: an ordered
+// byte-key/byte-value map with snapshot reads and one atomic, durable Update primitive.
+// The Table service builds tables, entities and metadata on top of it with the key layout of
+// package keys. The conformance suite in storetest is the contract; every engine passes it.
+package store
+
+import (
+	"context"
+	"errors"
+)
+
+// Sentinel errors. Engines wrap their own failures with %w; callers test with errors.Is.
+var (
+	ErrNotFound = errors.New("store: not found")
+	ErrClosed   = errors.New("store: closed")
+)
+
+// Lock names a unit of isolation for Update. Updates whose lock sets conflict (same Name,
+// at least one not Shared) never run concurrently; others may.
+type Lock struct {
+	Name   string
+	Shared bool
+}
+
+// Store is an ordered key-value engine.
+//
+// Keys are compared byte-wise. Byte slices passed in are not retained after a call returns;
+// byte slices handed to callbacks are valid only during the callback.
+type Store interface {
+	// Get returns a copy of the value at key, or ErrNotFound.
+	Get(ctx context.Context, key []byte) ([]byte, error)
+
+	// Scan calls fn for each key in [start, end) in ascending order, from one consistent
+	// snapshot, until fn returns false or an error (which Scan returns). A nil end means no
+	// upper bound. key and value are only valid during the call.
+	Scan(ctx context.Context, start, end []byte, fn func(key, value []byte) (more bool, err error)) error
+
+	// Update runs fn in a transaction holding locks and commits its writes atomically and
+	// durably (synced) when fn returns nil; nothing is written when fn returns an error. Reads
+	// through the Txn see the latest committed data plus the Txn's own writes. Lock
+	// conflicts are the only isolation the Pebble engine provides: callers lock every unit
+	// whose read-check-write must be serializable.
+	Update(ctx context.Context, locks []Lock, fn func(tx Txn) error) error
+
+	// Close flushes and releases the engine. It is safe to call twice.
+	Close() error
+}
+
+// Txn is the read-write view inside Update. It must not be used after fn returns.
+type Txn interface {
+	Get(key []byte) ([]byte, error)
+	Set(key, value []byte) error
+	Delete(key []byte) error
+	// DeleteRange deletes every key in [start, end). Engines may reclaim space lazily.
+	DeleteRange(start, end []byte) error
+}
