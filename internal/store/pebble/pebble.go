@@ -1,0 +1,256 @@
+// Package pebble is Tablo's default embedded engine: store.Store on CockroachDB's Pebble LSM.
+//
+// Durability: every Update commits with pebble.Sync, so it returns only after the WAL is
+// fsynced; Pebble's commit pipeline shares one fsync among concurrent committers (group
+// commit). Isolation: Update takes the caller's locks from a fixed set of striped
+// reader/writer mutexes, acquired in stripe order so that lock sets never deadlock.
+package pebble
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/tablo/tablo/internal/store"
+)
+
+// Options configure the engine.
+type Options struct {
+	// Dir is the data directory; ignored when InMemory.
+	Dir string
+	// InMemory keeps everything in memory (tests, throwaway servers). Not durable.
+	InMemory bool
+	// CacheSize is the block cache size in bytes (default 64 MiB).
+	CacheSize int64
+	// Logger receives Pebble's own log lines (default: discarded).
+	Logger *slog.Logger
+	// FS overrides the file system (crash tests use vfs.NewCrashableMem).
+	FS vfs.FS
+}
+
+const lockStripes = 4096
+
+// DB is a store.Store backed by Pebble.
+type DB struct {
+	db      *pebble.DB
+	cache   *pebble.Cache
+	seed    maphash.Seed
+	stripes [lockStripes]sync.RWMutex
+	closed  atomic.Bool
+	// inflight lets Close wait for running Updates and Scans before closing Pebble.
+	inflight sync.RWMutex
+}
+
+// Open opens (creating if needed) the engine.
+func Open(o Options) (*DB, error) {
+	if o.CacheSize <= 0 {
+		o.CacheSize = 64 << 20
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	cache := pebble.NewCache(o.CacheSize)
+	opts := &pebble.Options{
+		Cache:  cache,
+		Logger: pebbleLogger{logger},
+	}
+	dir := o.Dir
+	switch {
+	case o.FS != nil:
+		opts.FS = o.FS
+	case o.InMemory:
+		opts.FS = vfs.NewMem()
+		dir = ""
+	}
+	db, err := pebble.Open(dir, opts)
+	cache.Unref() // the DB holds its own reference
+	if err != nil {
+		return nil, fmt.Errorf("pebble: open %q: %w", dir, err)
+	}
+	return &DB{db: db, seed: maphash.MakeSeed()}, nil
+}
+
+// Get implements store.Store.
+func (d *DB) Get(ctx context.Context, key []byte) ([]byte, error) {
+	if !d.enter() {
+		return nil, store.ErrClosed
+	}
+	defer d.inflight.RUnlock()
+	v, closer, err := d.db.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, store.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pebble: get: %w", err)
+	}
+	out := bytes.Clone(v)
+	closer.Close()
+	return out, nil
+}
+
+// Scan implements store.Store.
+func (d *DB) Scan(ctx context.Context, start, end []byte, fn func(key, value []byte) (bool, error)) error {
+	if !d.enter() {
+		return store.ErrClosed
+	}
+	defer d.inflight.RUnlock()
+	it, err := d.db.NewIterWithContext(ctx, &pebble.IterOptions{LowerBound: start, UpperBound: end})
+	if err != nil {
+		return fmt.Errorf("pebble: scan: %w", err)
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			it.Close()
+			return fmt.Errorf("pebble: scan value: %w", err)
+		}
+		more, err := fn(it.Key(), v)
+		if err != nil || !more {
+			it.Close()
+			return err
+		}
+	}
+	if err := it.Close(); err != nil {
+		return fmt.Errorf("pebble: scan: %w", err)
+	}
+	return nil
+}
+
+// Update implements store.Store.
+func (d *DB) Update(ctx context.Context, locks []store.Lock, fn func(tx store.Txn) error) error {
+	if !d.enter() {
+		return store.ErrClosed
+	}
+	defer d.inflight.RUnlock()
+	release := d.lock(locks)
+	defer release()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b := d.db.NewIndexedBatch()
+	defer b.Close()
+	if err := fn(txn{b}); err != nil {
+		return err
+	}
+	if b.Empty() {
+		return nil
+	}
+	if err := b.Commit(pebble.Sync); err != nil {
+		return fmt.Errorf("pebble: commit: %w", err)
+	}
+	return nil
+}
+
+// Close waits for in-flight calls, then flushes and closes Pebble. Safe to call twice.
+func (d *DB) Close() error {
+	if d.closed.Swap(true) {
+		return nil
+	}
+	d.inflight.Lock() // wait for running calls; enter() refuses new ones
+	defer d.inflight.Unlock()
+	if err := d.db.Close(); err != nil {
+		return fmt.Errorf("pebble: close: %w", err)
+	}
+	return nil
+}
+
+// Metrics exposes Pebble's metrics (disk usage, compactions) for diagnostics.
+func (d *DB) Metrics() *pebble.Metrics { return d.db.Metrics() }
+
+// enter registers an in-flight call; the caller must RUnlock inflight when it returns true.
+func (d *DB) enter() bool {
+	d.inflight.RLock()
+	if d.closed.Load() {
+		d.inflight.RUnlock()
+		return false
+	}
+	return true
+}
+
+// lock acquires the stripes for locks in ascending stripe order (exclusive wins when a stripe
+// is wanted both ways) and returns the release function.
+func (d *DB) lock(locks []store.Lock) func() {
+	type want struct {
+		stripe    uint64
+		exclusive bool
+	}
+	wants := make([]want, 0, len(locks))
+	for _, l := range locks {
+		wants = append(wants, want{maphash.String(d.seed, l.Name) % lockStripes, !l.Shared})
+	}
+	slices.SortFunc(wants, func(a, b want) int {
+		if a.stripe != b.stripe {
+			if a.stripe < b.stripe {
+				return -1
+			}
+			return 1
+		}
+		if a.exclusive == b.exclusive {
+			return 0
+		}
+		if a.exclusive {
+			return -1
+		}
+		return 1
+	})
+	// Deduplicate: the first entry per stripe is exclusive if any was.
+	wants = slices.CompactFunc(wants, func(a, b want) bool { return a.stripe == b.stripe })
+	for _, w := range wants {
+		if w.exclusive {
+			d.stripes[w.stripe].Lock()
+		} else {
+			d.stripes[w.stripe].RLock()
+		}
+	}
+	return func() {
+		for i := len(wants) - 1; i >= 0; i-- {
+			if wants[i].exclusive {
+				d.stripes[wants[i].stripe].Unlock()
+			} else {
+				d.stripes[wants[i].stripe].RUnlock()
+			}
+		}
+	}
+}
+
+type txn struct{ b *pebble.Batch }
+
+func (t txn) Get(key []byte) ([]byte, error) {
+	v, closer, err := t.b.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, store.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pebble: txn get: %w", err)
+	}
+	out := bytes.Clone(v)
+	closer.Close()
+	return out, nil
+}
+
+func (t txn) Set(key, value []byte) error         { return t.b.Set(key, value, nil) }
+func (t txn) Delete(key []byte) error             { return t.b.Delete(key, nil) }
+func (t txn) DeleteRange(start, end []byte) error { return t.b.DeleteRange(start, end, nil) }
+
+type pebbleLogger struct{ l *slog.Logger }
+
+func (p pebbleLogger) Infof(format string, args ...any) {
+	p.l.Debug(fmt.Sprintf(format, args...), "component", "pebble")
+}
+func (p pebbleLogger) Errorf(format string, args ...any) {
+	p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
+}
+func (p pebbleLogger) Fatalf(format string, args ...any) {
+	p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
+	panic(fmt.Sprintf(format, args...))
+}
