@@ -1,0 +1,105 @@
+// Package app assembles a running Tablo: engine, Table service, HTTP server, and their
+// ordered shutdown.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"strconv"
+	"time"
+
+	"github.com/tablo/tablo/internal/config"
+	"github.com/tablo/tablo/internal/server"
+	pebblestore "github.com/tablo/tablo/internal/store/pebble"
+	"github.com/tablo/tablo/internal/table"
+)
+
+// App is a started Tablo server.
+type App struct {
+	cfg     config.Config
+	log     *slog.Logger
+	db      *pebblestore.DB
+	http    *http.Server
+	pprof   *http.Server
+	ln      net.Listener
+	served  chan error
+	closing bool
+}
+
+// Start opens the engine and starts listening. The returned App serves until Close.
+func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error) {
+	db, err := pebblestore.Open(pebblestore.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	svc := table.New(db, table.Options{Logger: log})
+	srv := server.New(server.Options{Service: svc, Accounts: cfg.Accounts, Logger: log})
+	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.TablePort))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("app: listen %s: %w", addr, err)
+	}
+	a := &App{
+		cfg: cfg, log: log, db: db, ln: ln, served: make(chan error, 1),
+		http: &http.Server{
+			Handler:           srv,
+			ReadHeaderTimeout: 30 * time.Second,
+			ReadTimeout:       5 * time.Minute,
+			WriteTimeout:      5 * time.Minute,
+			IdleTimeout:       2 * time.Minute,
+			MaxHeaderBytes:    1 << 20,
+			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		},
+	}
+	go func() { a.served <- a.http.Serve(ln) }()
+	if cfg.PprofAddr != "" {
+		mux := http.NewServeMux()
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		a.pprof = &http.Server{Addr: cfg.PprofAddr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := a.pprof.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("pprof", "err", err)
+			}
+		}()
+	}
+	log.Info("tablo listening", "table_endpoint", "http://"+ln.Addr().String()+"/devstoreaccount1",
+		"data_dir", cfg.DataDir, "in_memory", cfg.InMemory)
+	return a, nil
+}
+
+// Addr is the Table service's listening address.
+func (a *App) Addr() net.Addr { return a.ln.Addr() }
+
+// Done is closed-ish: it yields the Serve error if the listener fails on its own.
+func (a *App) Done() <-chan error { return a.served }
+
+// Close shuts down in order: stop accepting connections and drain in-flight requests (up to
+// the context's deadline), stop pprof, then flush and close the engine. Safe to call twice.
+func (a *App) Close(ctx context.Context) error {
+	if a.closing {
+		return nil
+	}
+	a.closing = true
+	var errs []error
+	if err := a.http.Shutdown(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("app: http shutdown: %w", err))
+		_ = a.http.Close()
+	}
+	if a.pprof != nil {
+		_ = a.pprof.Close()
+	}
+	if err := a.db.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	a.log.Info("tablo stopped")
+	return errors.Join(errs...)
+}

@@ -1,0 +1,218 @@
+package batch
+
+import (
+	"bytes"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Conventional prefixes of response boundaries. JS finds sub-responses by splitting on the
+// literal "--changesetresponse_", so the changeset prefix is mandatory.
+const (
+	BatchResponsePrefix     = "batchresponse_"
+	ChangesetResponsePrefix = "changesetresponse_"
+)
+
+// Content types used in sub-responses.
+const (
+	// JSONMinimalMetadata is the Content-Type of JSON bodies in sub-responses.
+	JSONMinimalMetadata = "application/json;odata=minimalmetadata;streaming=true;charset=utf-8"
+)
+
+// NewBoundary returns prefix followed by a random UUID (version 4), e.g.
+// NewBoundary(BatchResponsePrefix) = "batchresponse_4c637ba4-b2e8-40f8-8e88-e2f0de4ce0f4".
+func NewBoundary(prefix string) string {
+	var u [16]byte
+	_, _ = rand.Read(u[:]) // crypto/rand.Read never fails (it crashes the program instead)
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return fmt.Sprintf("%s%x-%x-%x-%x-%x", prefix, u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+}
+
+// ResponseContentType is the outer response's Content-Type for a batch boundary.
+func ResponseContentType(boundary string) string {
+	return "multipart/mixed; boundary=" + boundary
+}
+
+// SubResponse is one application/http part of a batch response. The writer emits the set
+// fields in this fixed order, with these exact spellings (JS matches "ETag: " case-sensitively):
+//
+//	HTTP/1.1 <Status> <text>
+//	Content-ID                (only if set)
+//	X-Content-Type-Options: nosniff
+//	Cache-Control: no-cache
+//	Preference-Applied, DataServiceVersion, Content-Type, Location, DataServiceId, ETag
+//
+// Use the constructors (InsertedNoContent, Inserted, Updated, Deleted, Failed, Retrieved),
+// which follow the table in spec/batch.md §3. Body must be single-line JSON (never pretty
+// printed): JS extracts error bodies with a regexp that does not cross lines.
+type SubResponse struct {
+	Status             int
+	ContentID          string // echoed right after the status line when set (legacy behaviour)
+	PreferenceApplied  string
+	DataServiceVersion string
+	ContentType        string
+	Location           string
+	DataServiceID      string
+	ETag               string
+	Body               []byte
+}
+
+// InsertedNoContent is an insert answered under Prefer: return-no-content (what every current
+// SDK asks for in a batch): 204 with Location, DataServiceId and ETag.
+func InsertedNoContent(location, etag string) SubResponse {
+	return SubResponse{
+		Status:             http.StatusNoContent,
+		PreferenceApplied:  "return-no-content",
+		DataServiceVersion: "3.0;",
+		Location:           location,
+		DataServiceID:      location,
+		ETag:               etag,
+	}
+}
+
+// Inserted is an insert answered with the stored entity: 201 with body (entity JSON at the
+// negotiated metadata level, contentType to match). preferenceApplied reports that the client
+// sent Prefer: return-content.
+func Inserted(location, etag, contentType string, body []byte, preferenceApplied bool) SubResponse {
+	r := SubResponse{
+		Status:             http.StatusCreated,
+		DataServiceVersion: "3.0;",
+		ContentType:        contentType,
+		Location:           location,
+		ETag:               etag,
+		Body:               body,
+	}
+	if preferenceApplied {
+		r.PreferenceApplied = "return-content"
+	}
+	return r
+}
+
+// Updated is an update, merge, insert-or-replace or insert-or-merge: 204 with the new ETag.
+func Updated(etag string) SubResponse {
+	return SubResponse{Status: http.StatusNoContent, DataServiceVersion: "1.0;", ETag: etag}
+}
+
+// Deleted is a delete: 204 with no ETag.
+func Deleted() SubResponse {
+	return SubResponse{Status: http.StatusNoContent, DataServiceVersion: "1.0;"}
+}
+
+// Failed is the one sub-response of a failed changeset: the status of err (an *azerr.Error,
+// possibly wrapped; anything else is InternalError) and the JSON body of ErrorBody, whose
+// message starts with "<index>:". Set ContentType to the nometadata/fullmetadata variant if
+// the sub-request negotiated one; the body is the same at every level.
+func Failed(index int, err error, requestID string, now time.Time) SubResponse {
+	body, status := ErrorBody(index, err, requestID, now)
+	return SubResponse{
+		Status:             status,
+		DataServiceVersion: "3.0;",
+		ContentType:        JSONMinimalMetadata,
+		Body:               body,
+	}
+}
+
+// Retrieved is the 200 answer to a retrieve batch (one GET, WriteRetrieveResponse).
+func Retrieved(etag, contentType string, body []byte) SubResponse {
+	return SubResponse{
+		Status:             http.StatusOK,
+		DataServiceVersion: "3.0;",
+		ContentType:        contentType,
+		ETag:               etag,
+		Body:               body,
+	}
+}
+
+// WriteResponse writes the body of a 202 batch response: the batch part holding a changeset
+// with subs in order (spec/batch.md §3 and §4). There is no preamble, every line ends in CRLF,
+// and every sub-response's header block is closed by an empty line even without a body. It
+// fails, writing nothing, if a boundary or field is unusable (empty status, CR/LF in a
+// value, a body holding a line that starts with the delimiter): those are server bugs.
+func WriteResponse(w io.Writer, batchBoundary, changesetBoundary string, subs []SubResponse) error {
+	if err := checkWrite([]string{batchBoundary, changesetBoundary}, subs); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	b.WriteString("--" + batchBoundary + "\r\n")
+	b.WriteString("Content-Type: " + ResponseContentType(changesetBoundary) + "\r\n\r\n")
+	for i := range subs {
+		b.WriteString("--" + changesetBoundary + "\r\n")
+		writeSub(&b, &subs[i])
+		b.WriteString("\r\n")
+	}
+	b.WriteString("--" + changesetBoundary + "--\r\n")
+	b.WriteString("--" + batchBoundary + "--\r\n")
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// WriteRetrieveResponse writes the body of the 202 response to a retrieve batch: one
+// application/http part directly in the batch, with no changeset level.
+func WriteRetrieveResponse(w io.Writer, batchBoundary string, sub SubResponse) error {
+	if err := checkWrite([]string{batchBoundary}, []SubResponse{sub}); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	b.WriteString("--" + batchBoundary + "\r\n")
+	writeSub(&b, &sub)
+	b.WriteString("\r\n--" + batchBoundary + "--\r\n")
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// writeSub writes one part: MIME headers, empty line, status line, headers, empty line, body.
+// The caller writes the CRLF that starts the next delimiter.
+func writeSub(b *bytes.Buffer, s *SubResponse) {
+	b.WriteString("Content-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n")
+	b.WriteString("HTTP/1.1 " + strconv.Itoa(s.Status) + " " + http.StatusText(s.Status) + "\r\n")
+	field := func(name, value string) {
+		if value != "" {
+			b.WriteString(name + ": " + value + "\r\n")
+		}
+	}
+	field("Content-ID", s.ContentID)
+	field("X-Content-Type-Options", "nosniff")
+	field("Cache-Control", "no-cache")
+	field("Preference-Applied", s.PreferenceApplied)
+	field("DataServiceVersion", s.DataServiceVersion)
+	field("Content-Type", s.ContentType)
+	field("Location", s.Location)
+	field("DataServiceId", s.DataServiceID)
+	field("ETag", s.ETag)
+	b.WriteString("\r\n")
+	b.Write(s.Body)
+}
+
+// checkWrite rejects output that would not frame correctly.
+func checkWrite(bounds []string, subs []SubResponse) error {
+	for _, bd := range bounds {
+		if bd == "" || len(bd) > DefaultMaxBoundaryLen || hasControl([]byte(bd), false) {
+			return fmt.Errorf("batch: unusable response boundary %q", bd)
+		}
+	}
+	for i := range subs {
+		s := &subs[i]
+		if http.StatusText(s.Status) == "" {
+			return fmt.Errorf("batch: sub-response %d: status %d", i, s.Status)
+		}
+		for _, v := range []string{s.ContentID, s.PreferenceApplied, s.DataServiceVersion,
+			s.ContentType, s.Location, s.DataServiceID, s.ETag} {
+			if strings.ContainsAny(v, "\r\n") {
+				return fmt.Errorf("batch: sub-response %d: line break in header value %q", i, v)
+			}
+		}
+		for _, bd := range bounds {
+			if bytes.Contains(s.Body, []byte("\n--"+bd)) || bytes.HasPrefix(s.Body, []byte("--"+bd)) {
+				return errors.New("batch: sub-response body contains a delimiter")
+			}
+		}
+	}
+	return nil
+}

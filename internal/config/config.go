@@ -1,0 +1,72 @@
+// Package config loads Tablo's configuration from command-line arguments and environment
+// variables (flags win), with defaults and validation that reports every problem at once.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"github.com/tablo/tablo/internal/auth"
+)
+
+// Config is the server's configuration.
+type Config struct {
+	Host      string
+	TablePort int
+	DataDir   string
+	InMemory  bool
+	Accounts  []auth.Account
+	LogLevel  slog.Level
+	// PprofAddr, when set, serves net/http/pprof there (opt-in).
+	PprofAddr string
+}
+
+// Load parses args (without the program name and subcommand) and env (os.Getenv-like).
+// Each flag has an environment variable; an explicit flag wins.
+func Load(args []string, env func(string) string, stderr io.Writer) (Config, error) {
+	fs := flag.NewFlagSet("tablo serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	getenv := func(name, def string) string {
+		if v := env(name); v != "" {
+			return v
+		}
+		return def
+	}
+	host := fs.String("host", getenv("TABLO_HOST", "127.0.0.1"), "address to listen on (TABLO_HOST)")
+	port := fs.String("table-port", getenv("TABLO_TABLE_PORT", "10002"), "Table service port (TABLO_TABLE_PORT)")
+	dataDir := fs.String("data-dir", getenv("TABLO_DATA_DIR", "./tablo-data"), "data directory (TABLO_DATA_DIR)")
+	inMemory := fs.Bool("in-memory", getenv("TABLO_IN_MEMORY", "") == "true" || getenv("TABLO_IN_MEMORY", "") == "1", "keep data in memory only; nothing survives a restart (TABLO_IN_MEMORY)")
+	accounts := fs.String("accounts", getenv("TABLO_ACCOUNTS", ""), "accounts as name:base64key[:base64key2][,...] (TABLO_ACCOUNTS; default the development account devstoreaccount1)")
+	logLevel := fs.String("log-level", getenv("TABLO_LOG_LEVEL", "info"), "debug, info, warn or error (TABLO_LOG_LEVEL)")
+	pprof := fs.String("pprof", getenv("TABLO_PPROF", ""), "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (TABLO_PPROF)")
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("config: unexpected arguments %q", fs.Args())
+	}
+	var errs []error
+	c := Config{Host: *host, DataDir: *dataDir, InMemory: *inMemory, PprofAddr: *pprof}
+	p, err := strconv.Atoi(*port)
+	if err != nil || p < 0 || p > 65535 {
+		errs = append(errs, fmt.Errorf("config: --table-port %q is not a port number", *port))
+	}
+	c.TablePort = p
+	if *accounts == "" {
+		c.Accounts = []auth.Account{auth.DevAccount()}
+	} else if c.Accounts, err = auth.ParseAccounts(*accounts); err != nil {
+		errs = append(errs, fmt.Errorf("config: --accounts: %w", err))
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(strings.ToUpper(*logLevel))); err != nil {
+		errs = append(errs, fmt.Errorf("config: --log-level %q: want debug, info, warn or error", *logLevel))
+	}
+	if !c.InMemory && c.DataDir == "" {
+		errs = append(errs, errors.New("config: --data-dir must not be empty"))
+	}
+	return c, errors.Join(errs...)
+}

@@ -1,0 +1,346 @@
+package entity
+
+import (
+	"encoding/base64"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tablo/tablo/internal/azerr"
+)
+
+// KeyPresence tells which key members a request body carried with a non-null value. Insert
+// and upsert need both; update and merge take their keys from the URL.
+type KeyPresence struct {
+	PartitionKey bool
+	RowKey       bool
+}
+
+// Require returns PropertiesNeedValue unless both keys were present.
+func (k KeyPresence) Require() error {
+	if !k.PartitionKey || !k.RowKey {
+		return azerr.New(azerr.PropertiesNeedValue)
+	}
+	return nil
+}
+
+const typeAnnotationSuffix = "@odata.type"
+
+// DecodeJSON parses an entity request body (Insert, Update, Merge, Upsert, or a batch
+// sub-request). It enforces every rule that one body can violate: JSON syntax, duplicate
+// members, annotations and value types, key and property-name rules, value sizes and the
+// whole-entity limits. All errors are *azerr.Error. Timestamp and odata.* members are
+// ignored and null members dropped; the returned Timestamp is 0 (the service sets it).
+//
+// The returned entity's strings may share one copy of body; body itself is not retained.
+func DecodeJSON(body []byte) (*Entity, KeyPresence, error) {
+	var keys KeyPresence
+	if len(body) >= 3 && body[0] == 0xEF && body[1] == 0xBB && body[2] == 0xBF {
+		body = body[3:]
+	}
+	if !utf8.Valid(body) {
+		return nil, keys, azerr.New(azerr.InvalidInput)
+	}
+	var buf [32]member
+	members, ok := scanObject(string(body), buf[:0])
+	if !ok {
+		return nil, keys, azerr.New(azerr.InvalidInput)
+	}
+	if err := linkMembers(members); err != nil {
+		return nil, keys, err
+	}
+
+	e := &Entity{}
+	n := 0
+	for i := range members {
+		if members[i].kind != kindNull {
+			n++
+		}
+	}
+	e.Props = make([]Property, 0, min(n, MaxCustomProperties+1))
+	for i := range members {
+		m := &members[i]
+		switch {
+		case m.name == "PartitionKey":
+			if err := decodeKey(m, &e.PartitionKey, &keys.PartitionKey); err != nil {
+				return nil, keys, err
+			}
+			continue
+		case m.name == "RowKey":
+			if err := decodeKey(m, &e.RowKey, &keys.RowKey); err != nil {
+				return nil, keys, err
+			}
+			continue
+		case m.name == "Timestamp", isAnnotationName(m.name):
+			continue
+		}
+		if err := ValidatePropertyName(m.name); err != nil {
+			return nil, keys, err
+		}
+		if m.kind == kindNull {
+			continue
+		}
+		v, err := decodeValue(m)
+		if err != nil {
+			return nil, keys, err
+		}
+		if len(e.Props) == MaxCustomProperties {
+			return nil, keys, azerr.New(azerr.TooManyProperties)
+		}
+		e.Props = append(e.Props, Property{Name: m.name, Value: v})
+	}
+	if err := CheckLimits(e); err != nil {
+		return nil, keys, err
+	}
+	return e, keys, nil
+}
+
+// isAnnotationName reports members that are OData annotations rather than properties:
+// "odata.*" on the entity and "X@odata.*" on a property.
+func isAnnotationName(name string) bool {
+	if strings.HasPrefix(name, "odata.") {
+		return true
+	}
+	if i := strings.IndexByte(name, '@'); i >= 0 {
+		return strings.HasPrefix(name[i+1:], "odata.")
+	}
+	return false
+}
+
+// linkMembers rejects duplicate member names and attaches every "X@odata.type" annotation
+// to the member X (in either order). Small bodies use quadratic scans, large ones a map, so
+// hostile bodies with many members stay linear.
+func linkMembers(members []member) error {
+	const mapThreshold = 32
+	var index map[string]int
+	if len(members) > mapThreshold {
+		index = make(map[string]int, len(members))
+		for i := range members {
+			if _, dup := index[members[i].name]; dup {
+				return azerr.New(azerr.DuplicatePropertiesSpecified)
+			}
+			index[members[i].name] = i
+		}
+	} else {
+		for i := 1; i < len(members); i++ {
+			for j := range i {
+				if members[i].name == members[j].name {
+					return azerr.New(azerr.DuplicatePropertiesSpecified)
+				}
+			}
+		}
+	}
+	for i := range members {
+		a := &members[i]
+		target, ok := strings.CutSuffix(a.name, typeAnnotationSuffix)
+		if !ok || a.kind == kindNull {
+			continue
+		}
+		if a.kind != kindString {
+			return azerr.New(azerr.InvalidInput)
+		}
+		t, ok := ParseType(a.str())
+		if !ok {
+			return azerr.New(azerr.InvalidInput)
+		}
+		j := -1
+		if index != nil {
+			if k, found := index[target]; found {
+				j = k
+			}
+		} else {
+			for k := range members {
+				if members[k].name == target {
+					j = k
+					break
+				}
+			}
+		}
+		if j >= 0 { // an annotation without its value is ignored
+			members[j].ann = t
+		}
+	}
+	return nil
+}
+
+// decodeKey reads a PartitionKey or RowKey member: a string (an Edm.String annotation is
+// allowed), or null meaning absent.
+func decodeKey(m *member, dst *string, present *bool) error {
+	if m.ann != 0 && m.ann != String {
+		return azerr.New(azerr.InvalidInput)
+	}
+	switch m.kind {
+	case kindNull:
+		return nil
+	case kindString:
+	default:
+		return azerr.New(azerr.InvalidInput)
+	}
+	v := m.str()
+	if err := ValidateKey(m.name, v); err != nil {
+		return err
+	}
+	*dst, *present = v, true
+	return nil
+}
+
+// decodeValue converts a non-null property member to a Value per its annotation (or the
+// un-annotated inference rules) and checks its size.
+func decodeValue(m *member) (Value, error) {
+	bad := azerr.New(azerr.InvalidInput)
+	t := m.ann
+	if t == 0 {
+		switch m.kind {
+		case kindString:
+			t = String
+		case kindTrue, kindFalse:
+			t = Boolean
+		case kindNumber:
+			if m.integral {
+				t = Int32
+			} else {
+				t = Double
+			}
+		default:
+			return Value{}, bad
+		}
+	}
+	switch t {
+	case String:
+		if m.kind != kindString {
+			return Value{}, bad
+		}
+		v := StringValue(m.str())
+		return v, ValidateValue(v)
+	case Boolean:
+		if m.kind != kindTrue && m.kind != kindFalse {
+			return Value{}, bad
+		}
+		return BoolValue(m.kind == kindTrue), nil
+	case Int32:
+		if m.kind != kindNumber || !m.integral {
+			return Value{}, bad
+		}
+		i, err := strconv.ParseInt(m.raw, 10, 32)
+		if err != nil {
+			return Value{}, bad
+		}
+		return Int32Value(int32(i)), nil
+	case Int64:
+		var text string
+		switch {
+		case m.kind == kindString:
+			text = m.str()
+		case m.kind == kindNumber && m.integral:
+			text = m.raw
+		default:
+			return Value{}, bad
+		}
+		i, err := strconv.ParseInt(text, 10, 64)
+		if err != nil {
+			return Value{}, bad
+		}
+		return Int64Value(i), nil
+	case Double:
+		return decodeDouble(m)
+	case DateTime:
+		if m.kind != kindString {
+			return Value{}, bad
+		}
+		ticks, p, status := parseDateTime(m.str())
+		switch status {
+		case dateTimeSyntax:
+			return Value{}, bad
+		case dateTimeRange:
+			return Value{}, azerr.Newf(azerr.OutOfRangeInput, "The '%s' parameter of value '%s' is out of range.", m.name, p.text())
+		}
+		return DateTimeValue(ticks), nil
+	case Guid:
+		if m.kind != kindString {
+			return Value{}, bad
+		}
+		g, ok := canonicalGuid(m.str())
+		if !ok {
+			return Value{}, bad
+		}
+		return GuidValue(g), nil
+	case Binary:
+		if m.kind != kindString {
+			return Value{}, bad
+		}
+		s := m.str()
+		if base64.StdEncoding.DecodedLen(len(s)) > MaxBinaryLength+3 {
+			return Value{}, azerr.New(azerr.PropertyValueTooLarge)
+		}
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			return Value{}, bad
+		}
+		v := BinaryValue(b)
+		return v, ValidateValue(v)
+	}
+	return Value{}, bad
+}
+
+// decodeDouble accepts a JSON number, or a string holding a JSON number or one of "NaN",
+// "Infinity", "-Infinity" (annotated Doubles from Python and JS). Overflow is rejected.
+func decodeDouble(m *member) (Value, error) {
+	bad := azerr.New(azerr.InvalidInput)
+	var text string
+	switch m.kind {
+	case kindNumber:
+		text = m.raw
+	case kindString:
+		text = m.str()
+		switch text {
+		case "NaN":
+			return DoubleValue(math.NaN()), nil
+		case "Infinity":
+			return DoubleValue(math.Inf(1)), nil
+		case "-Infinity":
+			return DoubleValue(math.Inf(-1)), nil
+		}
+		sc := scanner{s: text}
+		if _, _, ok := sc.scanNumber(); !ok || sc.i != len(text) {
+			return Value{}, bad
+		}
+	default:
+		return Value{}, bad
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil {
+		return Value{}, bad
+	}
+	return DoubleValue(f), nil
+}
+
+// canonicalGuid accepts xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx in any case and returns it in
+// lower case.
+func canonicalGuid(s string) (string, bool) {
+	if len(s) != 36 {
+		return "", false
+	}
+	upper := false
+	for i := 0; i < 36; i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return "", false
+			}
+			continue
+		}
+		switch {
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'f':
+		case c >= 'A' && c <= 'F':
+			upper = true
+		default:
+			return "", false
+		}
+	}
+	if upper {
+		s = strings.ToLower(s)
+	}
+	return s, true
+}

@@ -1,0 +1,71 @@
+package entity
+
+import "encoding/binary"
+
+// Raw is a stored entity read lazily: Get decodes only the property asked for, so a filter
+// that touches two properties of a wide entity skips the rest. It answers the same names as
+// Entity.Get, including PartitionKey, RowKey and Timestamp.
+//
+// Raw refers to its buffer without copying it; it is valid only while that buffer is (inside
+// a store Scan callback, for instance). Values returned by Get are copies and stay valid.
+type Raw struct {
+	b      []byte
+	pk, rk string
+}
+
+// NewRaw wraps a stored entity value and its keys. It checks only the header; corruption
+// further in makes Get report the property as missing and Decode return an error.
+func NewRaw(b []byte, pk, rk string) (Raw, error) {
+	r := reader{b: b}
+	if _, _, err := r.header(); err != nil {
+		return Raw{}, err
+	}
+	return Raw{b: b, pk: pk, rk: rk}, nil
+}
+
+// PartitionKey returns the entity's PartitionKey.
+func (r Raw) PartitionKey() string { return r.pk }
+
+// RowKey returns the entity's RowKey.
+func (r Raw) RowKey() string { return r.rk }
+
+// Timestamp returns the entity's Timestamp ticks (0 for a Raw that NewRaw did not return).
+func (r Raw) Timestamp() int64 {
+	if len(r.b) < headerSize {
+		return 0
+	}
+	return int64(binary.LittleEndian.Uint64(r.b[1:9]))
+}
+
+// Get returns the named property like Entity.Get.
+func (r Raw) Get(name string) (Value, bool) {
+	switch name {
+	case "PartitionKey":
+		return StringValue(r.pk), true
+	case "RowKey":
+		return StringValue(r.rk), true
+	case "Timestamp":
+		return DateTimeValue(r.Timestamp()), true
+	}
+	rd := reader{b: r.b}
+	_, count, err := rd.header()
+	if err != nil {
+		return Value{}, false
+	}
+	for range count {
+		s, e, ok := rd.bytes()
+		if !ok {
+			return Value{}, false
+		}
+		if string(rd.b[s:e]) == name {
+			return rd.value("", 0)
+		}
+		if !rd.skipValue() {
+			return Value{}, false
+		}
+	}
+	return Value{}, false
+}
+
+// Decode fully decodes the entity (see DecodeBinary).
+func (r Raw) Decode() (*Entity, error) { return DecodeBinary(r.b, r.pk, r.rk) }

@@ -1,0 +1,522 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/tablo/tablo/internal/azerr"
+	"github.com/tablo/tablo/internal/entity"
+	"github.com/tablo/tablo/internal/query"
+	"github.com/tablo/tablo/internal/table"
+)
+
+// Body limits: an entity is at most 1 MiB by Azure's formula, but its JSON can be larger
+// (escapes, annotations); a batch is at most 4 MiB.
+const (
+	maxEntityBody = 4 << 20
+	maxBatchBody  = 4<<20 + 64<<10
+	// maxPageBytes ends a query page early (with a continuation) once this much JSON is
+	// buffered, bounding memory for pages of very large entities.
+	maxPageBytes = 32 << 20
+)
+
+func (s *Server) dispatch(c *call, op operation, method string) error {
+	var (
+		rp  *reply
+		err error
+	)
+	switch op {
+	case opQueryTables:
+		rp, err = s.queryTables(c)
+	case opCreateTable:
+		rp, err = s.createTable(c)
+	case opGetTable:
+		rp, err = s.getTable(c)
+	case opDeleteTable:
+		rp, err = s.deleteTable(c)
+	case opQueryEntities:
+		rp, err = s.queryEntities(c)
+	case opGetEntity:
+		rp, err = s.getEntity(c)
+	case opInsertEntity:
+		rp, err = s.insertEntity(c)
+	case opPutEntity, opMergeEntity, opDeleteEntity:
+		rp, err = s.writeEntity(c, op)
+	case opBatch:
+		rp, err = s.batch(c)
+	case opGetACL:
+		rp, err = s.getACL(c)
+	case opSetACL:
+		rp, err = s.setACL(c)
+	case opGetServiceProperties:
+		rp, err = s.getServiceProperties(c)
+	case opSetServiceProperties:
+		rp, err = s.setServiceProperties(c)
+	case opGetServiceStats:
+		rp, err = s.getServiceStats(c)
+	case opPreflight:
+		rp, err = s.preflight(c)
+	default:
+		err = azerr.New(azerr.NotImplemented)
+	}
+	if err != nil {
+		return err
+	}
+	s.write(c, rp)
+	return nil
+}
+
+// readBody reads the request body up to limit bytes; more is RequestBodyTooLarge.
+func readBody(c *call, limit int64) ([]byte, error) {
+	if c.r.ContentLength > limit {
+		return nil, azerr.New(azerr.RequestBodyTooLarge)
+	}
+	b, err := io.ReadAll(io.LimitReader(c.r.Body, limit+1))
+	if err != nil {
+		return nil, azerr.Newf(azerr.InvalidInput, "The request body could not be read.")
+	}
+	if int64(len(b)) > limit {
+		return nil, azerr.New(azerr.RequestBodyTooLarge)
+	}
+	return b, nil
+}
+
+func jsonHeader(c *call) http.Header {
+	h := http.Header{}
+	h.Set("Content-Type", jsonContentType(c.level))
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Content-Type-Options", "nosniff")
+	return h
+}
+
+// ---- tables ----
+
+func (s *Server) queryTables(c *call) (*reply, error) {
+	var tq table.TableQuery
+	var err error
+	if c.query.filter != "" {
+		if tq.Filter, err = query.Parse(c.query.filter); err != nil {
+			return nil, err
+		}
+	}
+	if c.query.hasTop {
+		if tq.Top, err = query.ParseTop(c.query.top); err != nil {
+			return nil, err
+		}
+	}
+	if c.query.hasSelect {
+		if _, err := query.ParseSelect(c.query.selectList); err != nil {
+			return nil, err
+		}
+	}
+	if c.query.nextTable != "" {
+		if tq.Next, err = query.DecodeToken(c.query.nextTable); err != nil {
+			return nil, err
+		}
+	}
+	page, err := s.svc.ListTables(c.r.Context(), c.account, tq)
+	if err != nil {
+		return nil, err
+	}
+	base := c.baseURL()
+	b := []byte("{")
+	if c.level != entity.NoMetadata {
+		b = append(b, `"odata.metadata":`...)
+		b = appendJSONString(b, base+"/$metadata#Tables")
+		b = append(b, ',')
+	}
+	b = append(b, `"value":[`...)
+	for i, t := range page.Tables {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = s.appendTable(b, c, t.Name, false)
+	}
+	b = append(b, "]}"...)
+	h := jsonHeader(c)
+	if page.Next != "" {
+		h.Set("x-ms-continuation-NextTableName", query.EncodeToken(page.Next))
+	}
+	return &reply{status: http.StatusOK, header: h, body: b}, nil
+}
+
+// appendTable appends one table object at the call's metadata level.
+func (s *Server) appendTable(b []byte, c *call, name string, single bool) []byte {
+	base := c.baseURL()
+	if single {
+		b = append(b, '{')
+	} else {
+		b = append(b, '{')
+	}
+	first := true
+	member := func(k, v string) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = appendJSONString(b, v)
+	}
+	if single && c.level != entity.NoMetadata {
+		member("odata.metadata", base+"/$metadata#Tables/@Element")
+	}
+	if c.level == entity.FullMetadata {
+		member("odata.type", c.account+".Tables")
+		member("odata.id", base+"/Tables('"+name+"')")
+		member("odata.editLink", "Tables('"+name+"')")
+	}
+	member("TableName", name)
+	return append(b, '}')
+}
+
+func (s *Server) createTable(c *call) (*reply, error) {
+	body, err := readBody(c, maxEntityBody)
+	if err != nil {
+		return nil, err
+	}
+	var req map[string]any
+	if err := json.Unmarshal(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")), &req); err != nil {
+		return nil, azerr.New(azerr.InvalidInput)
+	}
+	name, ok := req["TableName"].(string)
+	if !ok {
+		return nil, azerr.New(azerr.InvalidInput)
+	}
+	t, err := s.svc.CreateTable(c.r.Context(), c.account, name)
+	if err != nil {
+		return nil, err
+	}
+	loc := c.baseURL() + "/Tables('" + t.Name + "')"
+	h := jsonHeader(c)
+	h.Set("Location", loc)
+	switch preferValue(c.r.Header) {
+	case "return-no-content":
+		h.Del("Content-Type")
+		h.Set("Preference-Applied", "return-no-content")
+		h.Set("DataServiceId", loc)
+		return &reply{status: http.StatusNoContent, header: h}, nil
+	case "return-content":
+		h.Set("Preference-Applied", "return-content")
+	}
+	return &reply{status: http.StatusCreated, header: h, body: s.appendTable(nil, c, t.Name, true)}, nil
+}
+
+func (s *Server) getTable(c *call) (*reply, error) {
+	t, err := s.svc.GetTable(c.r.Context(), c.account, c.res.table)
+	if err != nil {
+		return nil, err
+	}
+	return &reply{status: http.StatusOK, header: jsonHeader(c), body: s.appendTable(nil, c, t.Name, true)}, nil
+}
+
+func (s *Server) deleteTable(c *call) (*reply, error) {
+	if err := s.svc.DeleteTable(c.r.Context(), c.account, c.res.table); err != nil {
+		return nil, err
+	}
+	return &reply{status: http.StatusNoContent, header: http.Header{}}, nil
+}
+
+// ---- entities ----
+
+func (s *Server) encodeOptions(c *call, tableName string, sel []string) entity.EncodeOptions {
+	return entity.EncodeOptions{
+		Level:   c.level,
+		BaseURL: c.baseURL(),
+		Account: c.account,
+		Table:   tableName,
+		Select:  sel,
+	}
+}
+
+func (s *Server) getEntity(c *call) (*reply, error) {
+	var sel []string
+	var err error
+	if c.query.hasSelect {
+		if sel, err = query.ParseSelect(c.query.selectList); err != nil {
+			return nil, err
+		}
+	}
+	e, err := s.svc.GetEntity(c.r.Context(), c.account, c.res.table, c.res.pk, c.res.rk)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkSASRange(c, e.PartitionKey, e.RowKey); err != nil {
+		return nil, err
+	}
+	o := s.encodeOptions(c, c.res.table, sel)
+	if c.level != entity.NoMetadata {
+		o.Metadata = c.baseURL() + "/$metadata#" + c.res.table + "/@Element"
+		if sel != nil {
+			o.Metadata += "&$select=" + c.query.selectList
+		}
+	}
+	h := jsonHeader(c)
+	h.Set("ETag", entity.ETag(e.Timestamp))
+	return &reply{status: http.StatusOK, header: h, body: entity.AppendJSON(nil, e, o)}, nil
+}
+
+// decodeEntityBody decodes and validates an entity body. URL keys, when given, are
+// authoritative; otherwise the body must carry both keys.
+func decodeEntityBody(body []byte, urlKeys *resource) (*entity.Entity, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		if urlKeys == nil {
+			return nil, azerr.New(azerr.PropertiesNeedValue)
+		}
+		return nil, azerr.New(azerr.InvalidInput)
+	}
+	e, kp, err := entity.DecodeJSON(body)
+	if err != nil {
+		return nil, err
+	}
+	if urlKeys != nil {
+		e.PartitionKey, e.RowKey = urlKeys.pk, urlKeys.rk
+		return e, nil
+	}
+	if !kp.PartitionKey || !kp.RowKey {
+		return nil, azerr.New(azerr.PropertiesNeedValue)
+	}
+	return e, nil
+}
+
+func (s *Server) insertEntity(c *call) (*reply, error) {
+	body, err := readBody(c, maxEntityBody)
+	if err != nil {
+		return nil, err
+	}
+	in, err := decodeEntityBody(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkSASRange(c, in.PartitionKey, in.RowKey); err != nil {
+		return nil, err
+	}
+	res, err := s.svc.Write(c.r.Context(), c.account, c.res.table, table.Op{Kind: table.Insert, Entity: in})
+	if err != nil {
+		return nil, err
+	}
+	return s.insertReply(c, res.Entity, preferValue(c.r.Header)), nil
+}
+
+// insertReply builds the 201 (echo) or 204 (Prefer: return-no-content) answer of an insert.
+func (s *Server) insertReply(c *call, e *entity.Entity, prefer string) *reply {
+	loc := c.baseURL() + "/" + entity.EntityPath(c.res.table, e.PartitionKey, e.RowKey)
+	h := jsonHeader(c)
+	h.Set("ETag", entity.ETag(e.Timestamp))
+	h.Set("Location", loc)
+	if prefer == "return-no-content" {
+		h.Del("Content-Type")
+		h.Set("Preference-Applied", "return-no-content")
+		h.Set("DataServiceId", loc)
+		return &reply{status: http.StatusNoContent, header: h}
+	}
+	if prefer == "return-content" {
+		h.Set("Preference-Applied", "return-content")
+	}
+	o := s.encodeOptions(c, c.res.table, nil)
+	if c.level != entity.NoMetadata {
+		o.Metadata = c.baseURL() + "/$metadata#" + c.res.table + "/@Element"
+	}
+	return &reply{status: http.StatusCreated, header: h, body: entity.AppendJSON(nil, e, o)}
+}
+
+// entityOp turns a PUT/MERGE/DELETE on an entity URL into a table.Op.
+func entityOp(op operation, ifMatch []string, in *entity.Entity) (table.Op, error) {
+	var cond *table.IfMatch
+	if len(ifMatch) > 0 {
+		if len(ifMatch) > 1 {
+			return table.Op{}, azerr.Newf(azerr.InvalidInput, "The etag value '%s' specified in one of the request headers is not valid. Please make sure only one etag value is specified and is valid.", strings.Join(ifMatch, ","))
+		}
+		m, err := table.ParseIfMatch(ifMatch[0])
+		if err != nil {
+			return table.Op{}, err
+		}
+		cond = &m
+	}
+	o := table.Op{Entity: in}
+	switch op {
+	case opPutEntity:
+		o.Kind = table.InsertOrReplace
+		if cond != nil {
+			o.Kind, o.IfMatch = table.Replace, *cond
+		}
+	case opMergeEntity:
+		o.Kind = table.InsertOrMerge
+		if cond != nil {
+			o.Kind, o.IfMatch = table.Merge, *cond
+		}
+	case opDeleteEntity:
+		o.Kind = table.Delete
+		o.IfMatch = table.IfMatch{Any: true} // SDKs always send one; absent means any
+		if cond != nil {
+			o.IfMatch = *cond
+		}
+	}
+	return o, nil
+}
+
+func (s *Server) writeEntity(c *call, op operation) (*reply, error) {
+	in := &entity.Entity{PartitionKey: c.res.pk, RowKey: c.res.rk}
+	if op != opDeleteEntity {
+		body, err := readBody(c, maxEntityBody)
+		if err != nil {
+			return nil, err
+		}
+		if in, err = decodeEntityBody(body, &c.res); err != nil {
+			return nil, err
+		}
+	}
+	o, err := entityOp(op, c.r.Header.Values("If-Match"), in)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkSASRange(c, in.PartitionKey, in.RowKey); err != nil {
+		return nil, err
+	}
+	res, err := s.svc.Write(c.r.Context(), c.account, c.res.table, o)
+	if err != nil {
+		return nil, err
+	}
+	h := http.Header{}
+	if res.Entity != nil {
+		h.Set("ETag", entity.ETag(res.Entity.Timestamp))
+	}
+	return &reply{status: http.StatusNoContent, header: h}, nil
+}
+
+func (s *Server) queryEntities(c *call) (*reply, error) {
+	var (
+		q   table.Query
+		sel []string
+		err error
+	)
+	if strings.TrimSpace(c.query.filter) != "" {
+		if q.Filter, err = query.Parse(c.query.filter); err != nil {
+			return nil, err
+		}
+	}
+	if c.query.hasTop {
+		if q.Top, err = query.ParseTop(c.query.top); err != nil {
+			return nil, err
+		}
+	}
+	if c.query.hasSelect {
+		if sel, err = query.ParseSelect(c.query.selectList); err != nil {
+			return nil, err
+		}
+	}
+	if c.query.hasNextPK && c.query.nextPK != "" {
+		q.HasNext = true
+		if q.NextPartitionKey, err = query.DecodeToken(c.query.nextPK); err != nil {
+			return nil, err
+		}
+		if c.query.nextRK != "" {
+			if q.NextRowKey, err = query.DecodeToken(c.query.nextRK); err != nil {
+				return nil, err
+			}
+		}
+	}
+	q.Bounds = sasBounds(c)
+	o := s.encodeOptions(c, c.res.table, sel)
+	b := make([]byte, 0, 4096)
+	b = append(b, '{')
+	if c.level != entity.NoMetadata {
+		md := c.baseURL() + "/$metadata#" + c.res.table
+		if sel != nil {
+			md += "&$select=" + c.query.selectList
+		}
+		b = append(b, `"odata.metadata":`...)
+		b = appendJSONString(b, md)
+		b = append(b, ',')
+	}
+	b = append(b, `"value":[`...)
+	n := 0
+	info, err := s.svc.QueryEntities(c.r.Context(), c.account, c.res.table, q, func(e *entity.Entity) bool {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = entity.AppendJSON(b, e, o)
+		return len(b) < maxPageBytes
+	})
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, "]}"...)
+	h := jsonHeader(c)
+	if info.Next != nil {
+		h.Set("x-ms-continuation-NextPartitionKey", query.EncodeToken(info.Next.PartitionKey))
+		h.Set("x-ms-continuation-NextRowKey", query.EncodeToken(info.Next.RowKey))
+	}
+	h.Set("x-tablo-query-plan", planHeader(info))
+	s.log.Debug("query", "request_id", c.requestID, "plan", info.Plan, "scanned", info.Scanned, "returned", info.Returned)
+	return &reply{status: http.StatusOK, header: h, body: b}, nil
+}
+
+func planHeader(info table.PageInfo) string {
+	return info.Plan + "; scanned=" + itoa(info.Scanned) + "; returned=" + itoa(info.Returned)
+}
+
+func itoa(n int) string {
+	return string(appendInt(nil, n))
+}
+
+func appendInt(b []byte, n int) []byte {
+	if n == 0 {
+		return append(b, '0')
+	}
+	var tmp [20]byte
+	i := len(tmp)
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	for n > 0 {
+		i--
+		tmp[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		tmp[i] = '-'
+	}
+	return append(b, tmp[i:]...)
+}
+
+// ---- wire helpers ----
+
+func appendJSONString(b []byte, s string) []byte {
+	q, err := json.Marshal(s)
+	if err != nil {
+		return append(b, `""`...)
+	}
+	return append(b, q...)
+}
+
+func appendJSONError(b []byte, code, msg string) []byte {
+	b = append(b, `{"odata.error":{"code":`...)
+	b = appendJSONString(b, code)
+	b = append(b, `,"message":{"lang":"en-US","value":`...)
+	b = appendJSONString(b, msg)
+	return append(b, "}}}"...)
+}
+
+func appendXMLError(b []byte, code, msg string) []byte {
+	b = append(b, `<?xml version="1.0" encoding="utf-8"?><Error><Code>`...)
+	b = appendXMLText(b, code)
+	b = append(b, "</Code><Message>"...)
+	b = appendXMLText(b, msg)
+	return append(b, "</Message></Error>"...)
+}
+
+func appendXMLText(b []byte, s string) []byte {
+	var buf bytes.Buffer
+	_ = xmlEscape(&buf, s)
+	return append(b, buf.Bytes()...)
+}
+
+var errNotImplemented = errors.New("server: not implemented")

@@ -1,0 +1,268 @@
+package table
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tablo/tablo/internal/azerr"
+	"github.com/tablo/tablo/internal/entity"
+	"github.com/tablo/tablo/internal/keys"
+	"github.com/tablo/tablo/internal/store"
+)
+
+// OpKind is an entity write operation.
+type OpKind uint8
+
+// The entity write operations.
+const (
+	Insert          OpKind = iota + 1
+	Replace                // Update Entity: must exist
+	Merge                  // Merge Entity: must exist
+	InsertOrReplace        // PUT without If-Match
+	InsertOrMerge          // MERGE/PATCH without If-Match
+	Delete
+)
+
+func (k OpKind) String() string {
+	switch k {
+	case Insert:
+		return "insert"
+	case Replace:
+		return "replace"
+	case Merge:
+		return "merge"
+	case InsertOrReplace:
+		return "insert-or-replace"
+	case InsertOrMerge:
+		return "insert-or-merge"
+	case Delete:
+		return "delete"
+	}
+	return "unknown"
+}
+
+// IfMatch is a parsed If-Match condition.
+type IfMatch struct {
+	// Any is If-Match: * (or no condition for Delete).
+	Any bool
+	// Ticks is the instant the ETag encodes; valid when !Any.
+	Ticks int64
+	// Never is set for a well-formed ETag that no Tablo entity can carry; it never matches.
+	Never bool
+}
+
+// ParseIfMatch parses an If-Match header value: "*", or an ETag. A value that is not an
+// ETag at all is InvalidInput, as Azure answers; a well-formed foreign ETag never matches.
+func ParseIfMatch(v string) (IfMatch, error) {
+	if v == "*" {
+		return IfMatch{Any: true}, nil
+	}
+	if !entity.ValidETagSyntax(v) {
+		return IfMatch{}, azerr.Newf(azerr.InvalidInput, "The etag value '%s' specified in one of the request headers is not valid. Please make sure only one etag value is specified and is valid.", v)
+	}
+	ticks, ok := entity.ParseETag(v)
+	if !ok {
+		return IfMatch{Never: true}, nil
+	}
+	return IfMatch{Ticks: ticks}, nil
+}
+
+func (m IfMatch) matches(ticks int64) bool {
+	return m.Any || (!m.Never && m.Ticks == ticks)
+}
+
+// Op is one entity write.
+type Op struct {
+	Kind OpKind
+	// Entity carries the keys (authoritative, from the URL or body) and, except for Delete,
+	// the properties. Its Timestamp is ignored.
+	Entity *entity.Entity
+	// IfMatch applies to Replace, Merge and Delete.
+	IfMatch IfMatch
+}
+
+// Result is the outcome of one write.
+type Result struct {
+	// Entity is the entity as stored (nil after Delete).
+	Entity *entity.Entity
+}
+
+// BatchError reports which operation of a batch failed; Err carries the Azure code.
+type BatchError struct {
+	Index int
+	Err   error
+}
+
+func (e *BatchError) Error() string { return fmt.Sprintf("operation %d: %v", e.Index, e.Err) }
+func (e *BatchError) Unwrap() error { return e.Err }
+
+// Write applies one entity write atomically.
+func (s *Service) Write(ctx context.Context, account, tableName string, op Op) (Result, error) {
+	res, err := s.Batch(ctx, account, tableName, []Op{op})
+	if err != nil {
+		var be *BatchError
+		if errors.As(err, &be) {
+			return Result{}, be.Err
+		}
+		return Result{}, err
+	}
+	return res[0], nil
+}
+
+// Batch applies ops, which must all address one partition of one table, as one atomic and
+// durable transaction: either all succeed or nothing is written. A failing operation is
+// reported as a *BatchError with its index. All written entities share one Timestamp unless
+// an entity's previous Timestamp forces a later one.
+func (s *Service) Batch(ctx context.Context, account, tableName string, ops []Op) ([]Result, error) {
+	if len(ops) == 0 {
+		return nil, nil
+	}
+	if err := checkBatchShape(ops); err != nil {
+		return nil, err
+	}
+	t, err := s.lookupTable(ctx, account, tableName)
+	if err != nil {
+		return nil, err
+	}
+	pk := ops[0].Entity.PartitionKey
+	locks := []store.Lock{{Name: tableLock(t.ID), Shared: true}, {Name: partitionLock(t.ID, pk)}}
+	results := make([]Result, len(ops))
+	err = s.st.Update(ctx, locks, func(tx store.Txn) error {
+		// The table may have been deleted between the lookup and taking its lock.
+		if err := checkTableLive(tx, account, tableName, t.ID); err != nil {
+			return err
+		}
+		ticks := s.nextTicks()
+		for i := range ops {
+			r, err := applyOp(tx, t.ID, &ops[i], ticks)
+			if err != nil {
+				return &BatchError{Index: i, Err: err}
+			}
+			results[i] = r
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("table: write %s: %w", tableName, err)
+	}
+	return results, nil
+}
+
+// MaxBatchOps is Azure's limit on operations in one entity group transaction.
+const MaxBatchOps = 100
+
+// checkBatchShape applies the batch rules that need no data: size, one partition, each
+// entity at most once. Indexes follow Azure: the first op in another partition, the second
+// occurrence of an entity.
+func checkBatchShape(ops []Op) error {
+	if len(ops) > MaxBatchOps {
+		return &BatchError{Index: MaxBatchOps - 1, Err: azerr.Newf(azerr.InvalidInput,
+			"The batch request operation exceeds the maximum %d changes per change set.", MaxBatchOps)}
+	}
+	pk := ops[0].Entity.PartitionKey
+	seen := make(map[string]struct{}, len(ops))
+	for i := range ops {
+		e := ops[i].Entity
+		if e.PartitionKey != pk {
+			return &BatchError{Index: i, Err: azerr.New(azerr.CommandsInBatchActOnDifferentPartitions)}
+		}
+		if _, dup := seen[e.RowKey]; dup {
+			return &BatchError{Index: i, Err: azerr.New(azerr.InvalidDuplicateRow)}
+		}
+		seen[e.RowKey] = struct{}{}
+	}
+	return nil
+}
+
+func checkTableLive(tx store.Txn, account, name string, id uint64) error {
+	v, err := tx.Get(keys.Table(account, strings.ToLower(name)))
+	if errors.Is(err, store.ErrNotFound) {
+		return azerr.New(azerr.TableNotFound)
+	} else if err != nil {
+		return err
+	}
+	if t, err := decodeTable(v); err != nil || t.ID != id {
+		return azerr.New(azerr.TableNotFound)
+	}
+	return nil
+}
+
+// applyOp performs one write inside tx.
+func applyOp(tx store.Txn, tableID uint64, op *Op, ticks int64) (Result, error) {
+	in := op.Entity
+	key := keys.Entity(tableID, in.PartitionKey, in.RowKey)
+	raw, err := tx.Get(key)
+	exists := err == nil
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return Result{}, err
+	}
+	var old *entity.Entity
+	if exists {
+		old, err = entity.DecodeBinary(raw, in.PartitionKey, in.RowKey)
+		if err != nil {
+			return Result{}, fmt.Errorf("table: stored entity: %w", err)
+		}
+	}
+	switch op.Kind {
+	case Insert:
+		if exists {
+			return Result{}, azerr.New(azerr.EntityAlreadyExists)
+		}
+	case Replace, Merge, Delete:
+		if !exists {
+			return Result{}, azerr.New(azerr.ResourceNotFound)
+		}
+		if !op.IfMatch.matches(old.Timestamp) {
+			return Result{}, azerr.New(azerr.UpdateConditionNotSatisfied)
+		}
+	case InsertOrReplace, InsertOrMerge:
+	default:
+		return Result{}, azerr.New(azerr.NotImplemented)
+	}
+	if op.Kind == Delete {
+		return Result{}, tx.Delete(key)
+	}
+	next := &entity.Entity{PartitionKey: in.PartitionKey, RowKey: in.RowKey, Timestamp: ticks}
+	if exists && (op.Kind == Merge || op.Kind == InsertOrMerge) {
+		next.Props = append(next.Props, old.Props...)
+		next.Merge(in.Props)
+		if err := entity.CheckLimits(next); err != nil {
+			return Result{}, err
+		}
+	} else {
+		next.Props = in.Props
+	}
+	if exists && next.Timestamp <= old.Timestamp {
+		// The wall clock went back (e.g. across a restart): the ETag must still change.
+		next.Timestamp = old.Timestamp + 1
+	}
+	if err := tx.Set(key, entity.AppendBinary(nil, next)); err != nil {
+		return Result{}, err
+	}
+	return Result{Entity: next}, nil
+}
+
+// GetEntity reads one entity (point query). Missing → ResourceNotFound.
+func (s *Service) GetEntity(ctx context.Context, account, tableName, pk, rk string) (*entity.Entity, error) {
+	t, err := s.lookupTable(ctx, account, tableName)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := s.st.Get(ctx, keys.Entity(t.ID, pk, rk))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, azerr.New(azerr.ResourceNotFound)
+	} else if err != nil {
+		return nil, fmt.Errorf("table: get entity: %w", err)
+	}
+	e, err := entity.DecodeBinary(raw, pk, rk)
+	if err != nil {
+		return nil, fmt.Errorf("table: stored entity: %w", err)
+	}
+	return e, nil
+}
+
+func partitionLock(tableID uint64, pk string) string {
+	return string(keys.PartitionPrefix(tableID, pk))
+}

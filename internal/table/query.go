@@ -1,0 +1,178 @@
+package table
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tablo/tablo/internal/entity"
+	"github.com/tablo/tablo/internal/keys"
+	"github.com/tablo/tablo/internal/query"
+)
+
+// MaxPageSize is Azure's limit on entities (and tables) per query response.
+const MaxPageSize = 1000
+
+// Query selects entities for Query Entities.
+type Query struct {
+	Filter *query.Filter
+	// Top is the page size (0 = 1,000).
+	Top int
+	// NextPartitionKey/NextRowKey resume a previous page (inclusive); HasNext says they are set.
+	HasNext          bool
+	NextPartitionKey string
+	NextRowKey       string
+	// Bounds, when set, restrict the query to a key range (e.g. a SAS's range); entities
+	// outside it are never visited.
+	Bounds *KeyBounds
+}
+
+// KeyBounds is an inclusive (PartitionKey, RowKey) range; a nil end is unbounded.
+type KeyBounds struct {
+	Start, End *Bound
+}
+
+// Bound is one inclusive end of a key range; without a RowKey it covers the whole partition.
+type Bound struct {
+	PartitionKey string
+	RowKey       string
+	HasRowKey    bool
+}
+
+// Continuation names the first entity not yet returned.
+type Continuation struct {
+	PartitionKey string
+	RowKey       string
+}
+
+// PageInfo describes how a page was produced (for the x-tablo-query-plan header and logs).
+type PageInfo struct {
+	Plan     string
+	Scanned  int
+	Returned int
+	// Next is set when more entities may follow.
+	Next *Continuation
+}
+
+// errStopScan ends a scan early; it never leaves this package.
+var errStopScan = errors.New("table: stop scan")
+
+// QueryEntities runs one page of a query. visit receives each matching entity in key
+// order; it returns false to end the page early (e.g. a response byte budget), in which
+// case the continuation points just after that entity. The page also ends after Top (or
+// 1,000) entities or when the time budget is spent; then Next is set only if another
+// entity may follow.
+func (s *Service) QueryEntities(ctx context.Context, account, tableName string, q Query, visit func(e *entity.Entity) bool) (PageInfo, error) {
+	t, err := s.lookupTable(ctx, account, tableName)
+	if err != nil {
+		return PageInfo{}, err
+	}
+	limit := q.Top
+	if limit <= 0 || limit > MaxPageSize {
+		limit = MaxPageSize
+	}
+	plan := query.PlanQuery(q.Filter)
+	spans := plan.Spans(t.ID)
+	spans = clipSpans(spans, q.Bounds.spanOf(t.ID))
+	if q.HasNext {
+		resume := keys.Entity(t.ID, q.NextPartitionKey, q.NextRowKey)
+		spans = clipSpans(spans, query.Span{Start: resume, End: keys.TableEnd(t.ID)})
+	}
+	info := PageInfo{Plan: plan.String()}
+	deadline := time.Now().Add(s.budget)
+	stopAt := func(k []byte) error {
+		_, pk, rk, err := keys.DecodeEntity(k)
+		if err != nil {
+			return err
+		}
+		info.Next = &Continuation{PartitionKey: pk, RowKey: rk}
+		return errStopScan
+	}
+	var afterLast []byte // key following the last visited entity, when visit asked to stop
+	for _, sp := range spans {
+		err := s.st.Scan(ctx, sp.Start, sp.End, func(k, v []byte) (bool, error) {
+			if afterLast != nil {
+				// visit ended the page: the next existing key is where to resume.
+				return false, stopAt(k)
+			}
+			if info.Scanned&63 == 63 && time.Now().After(deadline) {
+				return false, stopAt(k)
+			}
+			info.Scanned++
+			_, pk, rk, err := keys.DecodeEntity(k)
+			if err != nil {
+				return false, err
+			}
+			raw, err := entity.NewRaw(v, pk, rk)
+			if err != nil {
+				return false, err
+			}
+			if q.Filter != nil && !q.Filter.Eval(raw) {
+				return true, nil
+			}
+			if info.Returned == limit {
+				return false, stopAt(k)
+			}
+			e, err := raw.Decode()
+			if err != nil {
+				return false, err
+			}
+			info.Returned++
+			if !visit(e) {
+				afterLast = append(bytes.Clone(k), 0)
+			}
+			return true, nil
+		})
+		if errors.Is(err, errStopScan) {
+			return info, nil
+		}
+		if err != nil {
+			return info, fmt.Errorf("table: query %s: %w", tableName, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return info, err
+		}
+	}
+	return info, nil
+}
+
+// clipSpans intersects every span with r, dropping empty results.
+func clipSpans(spans []query.Span, r query.Span) []query.Span {
+	out := spans[:0:0]
+	for _, sp := range spans {
+		start, end := sp.Start, sp.End
+		if bytes.Compare(r.Start, start) > 0 {
+			start = r.Start
+		}
+		if r.End != nil && (end == nil || bytes.Compare(r.End, end) < 0) {
+			end = r.End
+		}
+		if end == nil || bytes.Compare(start, end) < 0 {
+			out = append(out, query.Span{Start: start, End: end})
+		}
+	}
+	return out
+}
+
+// spanOf converts bounds to a key span of the table (the whole table when b is nil).
+func (b *KeyBounds) spanOf(tableID uint64) query.Span {
+	sp := query.Span{Start: keys.TablePrefix(tableID), End: keys.TableEnd(tableID)}
+	if b == nil {
+		return sp
+	}
+	if b.Start != nil {
+		sp.Start = keys.PartitionPrefix(tableID, b.Start.PartitionKey)
+		if b.Start.HasRowKey {
+			sp.Start = keys.Entity(tableID, b.Start.PartitionKey, b.Start.RowKey)
+		}
+	}
+	if b.End != nil {
+		sp.End = keys.PrefixEnd(keys.PartitionPrefix(tableID, b.End.PartitionKey))
+		if b.End.HasRowKey {
+			sp.End = append(keys.Entity(tableID, b.End.PartitionKey, b.End.RowKey), 0)
+		}
+	}
+	return sp
+}

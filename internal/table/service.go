@@ -1,0 +1,67 @@
+// Package table holds the Table service's rules without HTTP: tables and their catalog, entity
+// operations with ETag/If-Match semantics, entity group transactions and paged queries, all
+// on top of a store.Store with the key layout of package keys.
+//
+// Invariants:
+//   - Every entity write (single or batch) runs in one store.Update holding the table's lock
+//     shared and the partition's lock exclusively, so the ETag check and the write are one
+//     atomic step and Delete Table (which holds the table lock exclusively) never races a write.
+//   - Every write gives the entity a Timestamp strictly greater than its previous one, so
+//     ETags always change.
+//   - A single write is a batch of one: both go through applyOp.
+package table
+
+import (
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/tablo/tablo/internal/entity"
+	"github.com/tablo/tablo/internal/store"
+)
+
+// Options configure a Service.
+type Options struct {
+	// Now is the clock (default time.Now); tests inject their own.
+	Now func() time.Time
+	// Logger (default: discard).
+	Logger *slog.Logger
+	// QueryBudget bounds the work of one query page (default 5 s, Azure's limit).
+	QueryBudget time.Duration
+}
+
+// Service implements the Table service over a store.
+type Service struct {
+	st     store.Store
+	now    func() time.Time
+	log    *slog.Logger
+	budget time.Duration
+	// lastTicks makes Timestamps strictly increasing within this process.
+	lastTicks atomic.Int64
+}
+
+// New returns a Service over st. The caller keeps ownership of st.
+func New(st store.Store, o Options) *Service {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.QueryBudget <= 0 {
+		o.QueryBudget = 5 * time.Second
+	}
+	return &Service{st: st, now: o.Now, log: o.Logger, budget: o.QueryBudget}
+}
+
+// nextTicks returns a DateTime tick value greater than any returned before.
+func (s *Service) nextTicks() int64 {
+	now := entity.Ticks(s.now())
+	for {
+		last := s.lastTicks.Load()
+		next := max(now, last+1)
+		if s.lastTicks.CompareAndSwap(last, next) {
+			return next
+		}
+	}
+}
