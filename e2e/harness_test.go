@@ -101,7 +101,11 @@ func (ts *testServer) newTable(t testing.TB) *aztables.Client {
 	if _, err := svc.CreateTable(context.Background(), name, nil); err != nil {
 		t.Fatalf("create table %s: %v", name, err)
 	}
-	return svc.NewClient(name)
+	c := svc.NewClient(name)
+	tableNamesMu.Lock()
+	tableNames[c] = name
+	tableNamesMu.Unlock()
+	return c
 }
 
 // do sends a raw request signed with Shared Key Lite (as the Go and JS SDKs sign) and returns

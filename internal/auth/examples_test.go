@@ -24,7 +24,7 @@ type sigExample struct {
 	signature string // signature on the wire (decoded for SAS)
 }
 
-func loadSigExamples(t *testing.T) []sigExample {
+func loadSigExamples(t testing.TB) []sigExample {
 	t.Helper()
 	files, err := filepath.Glob("testdata/signature-examples/*.txt")
 	if err != nil || len(files) == 0 {
@@ -44,7 +44,7 @@ func loadSigExamples(t *testing.T) []sigExample {
 	return out
 }
 
-func parseSigExample(t *testing.T, client, block string) sigExample {
+func parseSigExample(t testing.TB, client, block string) sigExample {
 	t.Helper()
 	lines := strings.Split(block, "\n")
 	ex := sigExample{header: http.Header{}}

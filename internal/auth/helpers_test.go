@@ -40,3 +40,5 @@ func codeOf(err error) azerr.Code {
 	}
 	return azerr.From(err).Code
 }
+
+func decodeStdBase64(s string) ([]byte, error) { return base64.StdEncoding.DecodeString(s) }

@@ -11,7 +11,8 @@ import (
 // table is the table the request addresses; it is compared with tn case-insensitively and is
 // ignored for account SAS tokens. For Batch, table may be "" (the $batch URL names none): only
 // the outer request is checked, and the caller must Authorize (and CheckKey) every
-// sub-operation with its own table. Preflight is never authenticated and always passes.
+// sub-operation with its own table. Preflight passes for any verified SAS (the server should
+// not authenticate OPTIONS at all).
 //
 // Errors (403): AuthorizationFailure (service SAS on a table- or service-level operation, tn
 // names another table, account SAS on Get/Set ACL), AuthorizationPermissionMismatch,

@@ -55,6 +55,25 @@ type RequestInfo struct {
 	MaxClockSkew time.Duration
 }
 
+// SplitRequestURI splits a request-target as sent (Go: r.RequestURI) into the raw path and raw
+// query, both still percent-encoded, for RequestInfo. An absolute-form target
+// ("http://host:port/p?q") yields its path; an empty path is "/".
+func SplitRequestURI(target string) (rawPath, rawQuery string) {
+	if i := strings.Index(target, "://"); i > 0 && !strings.ContainsAny(target[:i], "/?") {
+		rest := target[i+3:]
+		if j := strings.IndexAny(rest, "/?"); j >= 0 {
+			target = rest[j:]
+		} else {
+			target = ""
+		}
+	}
+	rawPath, rawQuery, _ = strings.Cut(target, "?")
+	if rawPath == "" {
+		rawPath = "/"
+	}
+	return rawPath, rawQuery
+}
+
 // StringToSign returns the Table-flavour string-to-sign for the request as the client would
 // build it: the date is x-ms-date if present, else Date; the canonical resource is
 // "/" + Account + RawPath (+ "?comp=" + value).

@@ -233,3 +233,22 @@ func TestSecondary(t *testing.T) {
 func sign(key []byte, sts string) string {
 	return encodeSig(mac(key, sts))
 }
+
+func TestSplitRequestURI(t *testing.T) {
+	tests := []struct{ in, path, query string }{
+		{"/devstoreaccount1/Tables?%24top=2", "/devstoreaccount1/Tables", "%24top=2"},
+		{"/devstoreaccount1?comp=properties&restype=service", "/devstoreaccount1", "comp=properties&restype=service"},
+		{"/t(PartitionKey='a%3Fb',RowKey='')", "/t(PartitionKey='a%3Fb',RowKey='')", ""},
+		{"http://127.0.0.1:10002/devstoreaccount1/Tables?x=1", "/devstoreaccount1/Tables", "x=1"},
+		{"https://acct.table.core.windows.net", "/", ""},
+		{"https://acct.table.core.windows.net?comp=x", "/", "comp=x"},
+		{"/a?b=http://c/d", "/a", "b=http://c/d"},
+		{"", "/", ""},
+		{"*", "*", ""},
+	}
+	for _, tt := range tests {
+		if p, q := SplitRequestURI(tt.in); p != tt.path || q != tt.query {
+			t.Errorf("%q: got %q %q", tt.in, p, q)
+		}
+	}
+}

@@ -34,7 +34,6 @@
 //	Content-Type: multipart/mixed; boundary=batchresponse_<uuid>   (ResponseContentType)
 //	Cache-Control: no-cache
 //	X-Content-Type-Options: nosniff
-//	DataServiceVersion: 3.0;
 //	x-ms-request-id, x-ms-version, Date (RFC 1123 GMT), x-ms-client-request-id if sent
 //	Content-Length: <n> (or chunked)
 //

@@ -29,9 +29,8 @@ func opInvalid(i int, format string, args ...any) error {
 	return &OpError{Index: i, Err: invalid(format, args...)}
 }
 
-// tooManyOperations is Azure's answer to a changeset of more than limit operations. The real
-// service reported index 99 for a 101-operation changeset (Azurite says 0), i.e. the last
-// operation that fits.
+// tooManyOperations is Azure's answer to a changeset of more than limit operations. The index
+// follows the real service's recorded "99:" (Azurite says 0): the last operation that fits.
 func tooManyOperations(limit int) error {
 	return &OpError{
 		Index: limit - 1,

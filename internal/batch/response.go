@@ -79,7 +79,8 @@ func InsertedNoContent(location, etag string) SubResponse {
 
 // Inserted is an insert answered with the stored entity: 201 with body (entity JSON at the
 // negotiated metadata level, contentType to match). preferenceApplied reports that the client
-// sent Prefer: return-content.
+// sent Prefer: return-content. Only for inserts without Prefer: return-no-content: JS reads
+// any JSON body in a part as an error.
 func Inserted(location, etag, contentType string, body []byte, preferenceApplied bool) SubResponse {
 	r := SubResponse{
 		Status:             http.StatusCreated,

@@ -185,10 +185,12 @@ func decodeKey(m *member, dst *string, present *bool) error {
 	return nil
 }
 
+// invalidInput is the error for malformed JSON and for values that do not match their type.
+func invalidInput() error { return azerr.New(azerr.InvalidInput) }
+
 // decodeValue converts a non-null property member to a Value per its annotation (or the
 // un-annotated inference rules) and checks its size.
 func decodeValue(m *member) (Value, error) {
-	bad := azerr.New(azerr.InvalidInput)
 	t := m.ann
 	if t == 0 {
 		switch m.kind {
@@ -203,28 +205,28 @@ func decodeValue(m *member) (Value, error) {
 				t = Double
 			}
 		default:
-			return Value{}, bad
+			return Value{}, invalidInput()
 		}
 	}
 	switch t {
 	case String:
 		if m.kind != kindString {
-			return Value{}, bad
+			return Value{}, invalidInput()
 		}
 		v := StringValue(m.str())
 		return v, ValidateValue(v)
 	case Boolean:
 		if m.kind != kindTrue && m.kind != kindFalse {
-			return Value{}, bad
+			return Value{}, invalidInput()
 		}
 		return BoolValue(m.kind == kindTrue), nil
 	case Int32:
 		if m.kind != kindNumber || !m.integral {
-			return Value{}, bad
+			return Value{}, invalidInput()
 		}
 		i, err := strconv.ParseInt(m.raw, 10, 32)
 		if err != nil {
-			return Value{}, bad
+			return Value{}, invalidInput()
 		}
 		return Int32Value(int32(i)), nil
 	case Int64:
@@ -235,39 +237,39 @@ func decodeValue(m *member) (Value, error) {
 		case m.kind == kindNumber && m.integral:
 			text = m.raw
 		default:
-			return Value{}, bad
+			return Value{}, invalidInput()
 		}
 		i, err := strconv.ParseInt(text, 10, 64)
 		if err != nil {
-			return Value{}, bad
+			return Value{}, invalidInput()
 		}
 		return Int64Value(i), nil
 	case Double:
 		return decodeDouble(m)
 	case DateTime:
 		if m.kind != kindString {
-			return Value{}, bad
+			return Value{}, invalidInput()
 		}
 		ticks, p, status := parseDateTime(m.str())
 		switch status {
 		case dateTimeSyntax:
-			return Value{}, bad
+			return Value{}, invalidInput()
 		case dateTimeRange:
 			return Value{}, azerr.Newf(azerr.OutOfRangeInput, "The '%s' parameter of value '%s' is out of range.", m.name, p.text())
 		}
 		return DateTimeValue(ticks), nil
 	case Guid:
 		if m.kind != kindString {
-			return Value{}, bad
+			return Value{}, invalidInput()
 		}
 		g, ok := canonicalGuid(m.str())
 		if !ok {
-			return Value{}, bad
+			return Value{}, invalidInput()
 		}
 		return GuidValue(g), nil
 	case Binary:
 		if m.kind != kindString {
-			return Value{}, bad
+			return Value{}, invalidInput()
 		}
 		s := m.str()
 		if base64.StdEncoding.DecodedLen(len(s)) > MaxBinaryLength+3 {
@@ -275,18 +277,17 @@ func decodeValue(m *member) (Value, error) {
 		}
 		b, err := base64.StdEncoding.DecodeString(s)
 		if err != nil {
-			return Value{}, bad
+			return Value{}, invalidInput()
 		}
 		v := BinaryValue(b)
 		return v, ValidateValue(v)
 	}
-	return Value{}, bad
+	return Value{}, invalidInput()
 }
 
 // decodeDouble accepts a JSON number, or a string holding a JSON number or one of "NaN",
 // "Infinity", "-Infinity" (annotated Doubles from Python and JS). Overflow is rejected.
 func decodeDouble(m *member) (Value, error) {
-	bad := azerr.New(azerr.InvalidInput)
 	var text string
 	switch m.kind {
 	case kindNumber:
@@ -303,14 +304,14 @@ func decodeDouble(m *member) (Value, error) {
 		}
 		sc := scanner{s: text}
 		if _, _, ok := sc.scanNumber(); !ok || sc.i != len(text) {
-			return Value{}, bad
+			return Value{}, invalidInput()
 		}
 	default:
-		return Value{}, bad
+		return Value{}, invalidInput()
 	}
 	f, err := strconv.ParseFloat(text, 64)
 	if err != nil {
-		return Value{}, bad
+		return Value{}, invalidInput()
 	}
 	return DoubleValue(f), nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -45,7 +46,7 @@ func AppendJSON(dst []byte, e *Entity, o EncodeOptions) []byte {
 			w.b = append(w.b, '"')
 			w.key("odata.id")
 			w.b = append(w.b, '"')
-			w.b = appendStringContent(w.b, o.BaseURL)
+			w.b = appendStringContent(w.b, strings.TrimSuffix(o.BaseURL, "/"))
 			w.b = append(w.b, '/')
 			w.b = appendEntityPathContent(w.b, o.Table, e)
 			w.b = append(w.b, '"')

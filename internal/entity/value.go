@@ -1,10 +1,3 @@
-// Package entity holds the Table service's data model: EDM types and typed values, entities
-// with their system properties, the limits Azure enforces on them, and their codecs (JSON on
-// the wire, a compact binary form in the engine).
-//
-// Invariants: a Value keeps its EDM type end to end (an Int64 is never a float64); DateTime
-// values are 100 ns ticks since the Unix epoch; Guid values are canonical lower-case text;
-// strings are valid UTF-8 and compare by UTF-16 code unit (keys.CompareOrdinal).
 package entity
 
 import (

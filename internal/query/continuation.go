@@ -7,9 +7,9 @@ import (
 	"unicode/utf8"
 )
 
-// maxTokenLen bounds a continuation token: keys are at most 1 KiB (table names are shorter),
-// so a real token is well under this.
-const maxTokenLen = 4096
+// maxTokenLen bounds a continuation token. A key is at most 1,024 UTF-16 units, i.e. at most
+// 3 KiB of UTF-8 and 4 KiB of base64, so every real token fits with room to spare.
+const maxTokenLen = 8192
 
 // EncodeToken encodes a continuation key (NextPartitionKey, NextRowKey or NextTableName) in
 // Azure's form "1!<n>!<base64>", where <base64> is standard base64 of the key's UTF-8 bytes

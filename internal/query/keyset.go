@@ -1,6 +1,8 @@
 package query
 
 import (
+	"unicode/utf8"
+
 	"github.com/tablo/tablo/internal/entity"
 	"github.com/tablo/tablo/internal/keys"
 )
@@ -28,8 +30,8 @@ const (
 )
 
 // interval is a set of strings in ordinal order. lo is always bounded: the smallest string
-// is "" (inclusive), which is how "no lower bound" is written. That makes "lt ''" empty and
-// "le ''" the point "".
+// is "" (inclusive), which is how "no lower bound" is written. That makes "less than the
+// empty string" empty and "at most the empty string" the point "".
 type interval struct {
 	lo, hi   string
 	loK, hiK boundKind
@@ -197,6 +199,11 @@ func compareSet(c *Compare) keySet {
 		return emptySet()
 	}
 	v := c.Value.S
+	if !utf8.ValidString(v) {
+		// CompareOrdinal and the key encoding agree only on valid UTF-8; leave such a
+		// comparison to the residual.
+		return fullSet(false)
+	}
 	var ivs []interval
 	switch c.Op {
 	case Eq:

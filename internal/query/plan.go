@@ -67,7 +67,8 @@ type Plan struct {
 }
 
 // PlanQuery plans a filter; a nil filter is a table scan. The plan never changes results:
-// exactly the entities in the ranges that satisfy the residual match the filter.
+// exactly the entities in the ranges that satisfy the residual match the filter, given that
+// every entity has String PartitionKey and RowKey properties with valid UTF-8 values.
 //
 // Key bounds come from each top-level conjunct (including nested ands and ors of key
 // comparisons, which become unions). A conjunct whose key set the ranges express exactly is
@@ -82,25 +83,31 @@ func PlanQuery(f *Filter) *Plan {
 	}
 	total := fullSet(true)
 	widened := false
-	consumed := make([]bool, len(conjuncts))
+	sets := make([]keySet, len(conjuncts))
 	for i, c := range conjuncts {
-		s := keySetOf(c)
-		consumed[i] = s.exact && s.representable()
+		sets[i] = keySetOf(c)
 		var ok bool
-		if total, ok = intersect(total, s); !ok {
+		if total, ok = intersect(total, sets[i]); !ok {
 			widened = true
 		}
 	}
 	p := &Plan{Ranges: toRanges(total.boxes)}
 	p.Kind = classify(p.Ranges)
-	if widened {
-		// The ranges no longer imply the consumed conjuncts: keep the whole filter.
+	switch {
+	case p.Kind == Empty:
+		return p
+	case widened:
+		// The ranges may no longer imply any conjunct: keep the whole filter.
 		p.Residual = f
 		return p
 	}
+	// An exact conjunct can be dropped when the ranges imply it: each final box lies inside
+	// one of its boxes, and a range widens a box only by dropping a RowKey restriction across
+	// partitions, which stays inside a conjunct box that has no RowKey restriction.
+	finalExact := total.representable()
 	var rest []Expr
 	for i, c := range conjuncts {
-		if !consumed[i] {
+		if !sets[i].exact || !finalExact && !sets[i].representable() {
 			rest = append(rest, c)
 		}
 	}

@@ -120,7 +120,10 @@ func typedPrefix(word string) (entity.Type, bool) {
 	return 0, false
 }
 
-// stringLit scans stringLit = "'" { anyCharExceptQuote | "''" } "'".
+// stringLit scans a quoted string; a doubled quote stands for one quote:
+//
+//	stringLit = "'" { anyCharExceptQuote | "''" } "'" .
+//
 // The value aliases the source unless it contains escaped quotes.
 func (s *scanner) stringLit() (token, *Error) {
 	start := s.pos

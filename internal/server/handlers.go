@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -241,11 +240,12 @@ func (s *Server) getEntity(c *call) (*reply, error) {
 			return nil, err
 		}
 	}
-	e, err := s.svc.GetEntity(c.r.Context(), c.account, c.res.table, c.res.pk, c.res.rk)
-	if err != nil {
+	// Range check first: a 404 for a missing key outside the SAS range would leak existence.
+	if err := s.checkSASRange(c, c.res.pk, c.res.rk); err != nil {
 		return nil, err
 	}
-	if err := s.checkSASRange(c, e.PartitionKey, e.RowKey); err != nil {
+	e, err := s.svc.GetEntity(c.r.Context(), c.account, c.res.table, c.res.pk, c.res.rk)
+	if err != nil {
 		return nil, err
 	}
 	o := s.encodeOptions(c, c.res.table, sel)
@@ -324,7 +324,8 @@ func (s *Server) insertReply(c *call, e *entity.Entity, prefer string) *reply {
 	return &reply{status: http.StatusCreated, header: h, body: entity.AppendJSON(nil, e, o)}
 }
 
-// entityOp turns a PUT/MERGE/DELETE on an entity URL into a table.Op.
+// entityOp turns an entity write (a changeset POST, or a PUT/MERGE/DELETE on an entity URL)
+// into a table.Op.
 func entityOp(op operation, ifMatch []string, in *entity.Entity) (table.Op, error) {
 	var cond *table.IfMatch
 	if len(ifMatch) > 0 {
@@ -339,6 +340,8 @@ func entityOp(op operation, ifMatch []string, in *entity.Entity) (table.Op, erro
 	}
 	o := table.Op{Entity: in}
 	switch op {
+	case opInsertEntity: // a changeset POST; If-Match has no meaning for an insert
+		o.Kind = table.Insert
 	case opPutEntity:
 		o.Kind = table.InsertOrReplace
 		if cond != nil {
@@ -518,5 +521,3 @@ func appendXMLText(b []byte, s string) []byte {
 	_ = xmlEscape(&buf, s)
 	return append(b, buf.Bytes()...)
 }
-
-var errNotImplemented = errors.New("server: not implemented")

@@ -44,9 +44,9 @@ type queryParams struct {
 }
 
 func parseQuery(raw string) (queryParams, error) {
-	v, err := url.ParseQuery(raw)
+	v, err := parseForm(raw)
 	if err != nil {
-		return queryParams{}, azerr.New(azerr.InvalidQueryParameterValue)
+		return queryParams{}, err
 	}
 	q := queryParams{values: v}
 	get := func(name string) (string, bool) {
@@ -66,6 +66,27 @@ func parseQuery(raw string) (queryParams, error) {
 	q.comp, _ = get("comp")
 	q.restype, _ = get("restype")
 	return q, nil
+}
+
+// parseForm decodes a query string like url.ParseQuery, except that ';' is an ordinary
+// character: clients put $format=application/json;odata=… in URLs unencoded.
+func parseForm(raw string) (url.Values, error) {
+	v := url.Values{}
+	for raw != "" {
+		var pair string
+		pair, raw, _ = strings.Cut(raw, "&")
+		if pair == "" {
+			continue
+		}
+		k, val, _ := strings.Cut(pair, "=")
+		k, err1 := url.QueryUnescape(k)
+		val, err2 := url.QueryUnescape(val)
+		if err1 != nil || err2 != nil {
+			return nil, azerr.New(azerr.InvalidQueryParameterValue)
+		}
+		v[k] = append(v[k], val)
+	}
+	return v, nil
 }
 
 // negotiateLevel picks the JSON metadata level: $format wins over Accept.

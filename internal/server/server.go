@@ -162,6 +162,9 @@ func (s *Server) serve(c *call) error {
 	if err := s.resolveAccount(c); err != nil {
 		return err
 	}
+	if c.r.Header.Get("Origin") != "" && c.r.Method != http.MethodOptions {
+		s.applyCORS(c)
+	}
 	q, err := parseQuery(c.r.URL.RawQuery)
 	if err != nil {
 		return err

@@ -2,25 +2,130 @@ package server
 
 import (
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/tablo/tablo/internal/azerr"
+	"github.com/tablo/tablo/internal/serviceprops"
 )
 
-// Service properties, stats and CORS preflight. These answer from stored settings.
+// Service properties, stats and CORS. The properties are one account setting holding the
+// rendered StorageServiceProperties XML; CORS rules are read from it per request, but only
+// for requests that carry an Origin header (and preflights).
+
+// servicePropsDoc is the account setting that holds the service properties.
+const servicePropsDoc = "service-properties"
+
+func (s *Server) loadServiceProperties(c *call) (serviceprops.Properties, error) {
+	doc, err := s.svc.AccountSetting(c.r.Context(), c.account, servicePropsDoc)
+	if err != nil {
+		return serviceprops.Properties{}, err
+	}
+	p, err := serviceprops.Decode(doc)
+	if err != nil {
+		// Only this file writes the document, always in a form Decode accepts.
+		return serviceprops.Properties{}, azerr.Newf(azerr.InternalError, "The stored service properties are unreadable.")
+	}
+	return p, nil
+}
 
 func (s *Server) getServiceProperties(c *call) (*reply, error) {
-	return nil, azerr.New(azerr.NotImplemented)
+	p, err := s.loadServiceProperties(c)
+	if err != nil {
+		return nil, err
+	}
+	return &reply{status: http.StatusOK, header: xmlHeader(), body: p.AppendXML(nil)}, nil
 }
 
+// setServiceProperties applies a partial update: elements the request omits keep their value.
 func (s *Server) setServiceProperties(c *call) (*reply, error) {
-	return nil, azerr.New(azerr.NotImplemented)
+	body, err := readBody(c, serviceprops.MaxBodyBytes)
+	if err != nil {
+		return nil, err
+	}
+	u, err := serviceprops.Parse(body)
+	if err != nil {
+		return nil, err
+	}
+	err = s.svc.UpdateAccountSetting(c.r.Context(), c.account, servicePropsDoc, func(old []byte) ([]byte, error) {
+		cur, err := serviceprops.Decode(old)
+		if err != nil {
+			cur = serviceprops.Default() // unreadable: start over rather than fail forever
+		}
+		next := cur.Apply(u)
+		return next.AppendXML(nil), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &reply{status: http.StatusAccepted, header: http.Header{}}, nil
 }
 
+// getServiceStats answers only on the secondary endpoint, as Azure does. A single-node
+// server is always in sync, so replication is "live" as of now.
 func (s *Server) getServiceStats(c *call) (*reply, error) {
-	return nil, azerr.New(azerr.NotImplemented)
+	if !c.secondary {
+		return nil, azerr.New(azerr.InvalidQueryParameterValue)
+	}
+	b := make([]byte, 0, 192)
+	b = append(b, `<?xml version="1.0" encoding="utf-8"?><StorageServiceStats><GeoReplication><Status>live</Status><LastSyncTime>`...)
+	b = append(b, s.now().UTC().Format(http.TimeFormat)...)
+	b = append(b, `</LastSyncTime></GeoReplication></StorageServiceStats>`...)
+	return &reply{status: http.StatusOK, header: xmlHeader(), body: b}, nil
 }
 
+// preflight answers a CORS preflight (never authenticated): 200 with the Access-Control-*
+// headers of the first matching rule, 403 CorsPreflightFailure when none matches.
 func (s *Server) preflight(c *call) (*reply, error) {
-	_ = http.MethodOptions
-	return nil, azerr.New(azerr.CorsPreflightFailure)
+	origin := c.r.Header.Get("Origin")
+	method := c.r.Header.Get("Access-Control-Request-Method")
+	if origin == "" || method == "" {
+		return nil, azerr.Newf(azerr.InvalidHeaderValue, "A required CORS header is not present.")
+	}
+	reqHeaders := strings.Join(c.r.Header.Values("Access-Control-Request-Headers"), ",")
+	p, err := s.loadServiceProperties(c)
+	if err != nil {
+		return nil, err
+	}
+	g, ok := p.Preflight(origin, method, reqHeaders)
+	if !ok {
+		return nil, azerr.New(azerr.CorsPreflightFailure)
+	}
+	h := http.Header{}
+	h.Set("Access-Control-Allow-Origin", g.AllowOrigin)
+	h.Set("Access-Control-Allow-Methods", method)
+	if reqHeaders != "" {
+		h.Set("Access-Control-Allow-Headers", reqHeaders)
+	}
+	h.Set("Access-Control-Max-Age", strconv.Itoa(g.Rule.MaxAgeInSeconds))
+	if g.Credentials {
+		h.Set("Access-Control-Allow-Credentials", "true")
+		h.Add("Vary", "Origin")
+	}
+	return &reply{status: http.StatusOK, header: h}, nil
+}
+
+// applyCORS adds Access-Control-* headers to an actual (non-preflight) request whose Origin
+// matches a stored CORS rule; without a match the request proceeds without them. It runs
+// only for requests with an Origin header, before authentication, so error answers carry
+// the headers too and browsers can read them.
+func (s *Server) applyCORS(c *call) {
+	p, err := s.loadServiceProperties(c)
+	if err != nil {
+		s.log.Warn("cors: service properties", "request_id", c.requestID, "err", err)
+		return
+	}
+	g, ok := p.Actual(c.r.Header.Get("Origin"), c.r.Method)
+	if !ok {
+		return
+	}
+	h := c.w.Header()
+	h.Set("Access-Control-Allow-Origin", g.AllowOrigin)
+	if len(g.Rule.ExposedHeaders) > 0 {
+		h.Set("Access-Control-Expose-Headers", strings.Join(g.Rule.ExposedHeaders, ","))
+	}
+	if g.Credentials {
+		h.Set("Access-Control-Allow-Credentials", "true")
+		h.Add("Vary", "Origin")
+	}
 }

@@ -42,7 +42,6 @@ const lockStripes = 4096
 // DB is a store.Store backed by Pebble.
 type DB struct {
 	db      *pebble.DB
-	cache   *pebble.Cache
 	seed    maphash.Seed
 	stripes [lockStripes]sync.RWMutex
 	closed  atomic.Bool

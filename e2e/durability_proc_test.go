@@ -1,0 +1,143 @@
+package e2e
+
+// The real binary as a child process: build, start on a free loopback port, wait for the
+// first successful query, and observe its exit.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+)
+
+// buildTablo compiles cmd/tablo into a temporary directory.
+func buildTablo(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "tablo")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/tablo/tablo/cmd/tablo")
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// lockedBuffer collects a child's stderr for failure messages.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// tabloProc is one run of the binary.
+type tabloProc struct {
+	cmd      *exec.Cmd
+	endpoint string
+	addr     string
+	stderr   *lockedBuffer
+	exited   chan struct{}
+	waitErr  error
+}
+
+func freeLoopbackPort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// startTablo runs the binary on dataDir and waits for its first successful query; it returns
+// the time from exec to that query.
+func startTablo(t *testing.T, bin, dataDir string) (*tabloProc, time.Duration) {
+	t.Helper()
+	port := freeLoopbackPort(t)
+	p := &tabloProc{
+		addr:   fmt.Sprintf("127.0.0.1:%d", port),
+		stderr: &lockedBuffer{},
+		exited: make(chan struct{}),
+	}
+	p.endpoint = "http://" + p.addr + "/" + devAccount
+	p.cmd = exec.Command(bin, "--host", "127.0.0.1", "--table-port", strconv.Itoa(port),
+		"--data-dir", dataDir, "--log-level", "warn")
+	p.cmd.Stderr = p.stderr
+	p.cmd.Stdout = p.stderr
+	began := time.Now()
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.waitErr = p.cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.exited:
+		default:
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+		}
+	})
+	svc := p.service(t)
+	for {
+		qctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		top := int32(1)
+		_, err := svc.NewListTablesPager(&aztables.ListTablesOptions{Top: &top}).NextPage(qctx)
+		cancel()
+		if err == nil {
+			return p, time.Since(began)
+		}
+		select {
+		case <-p.exited:
+			t.Fatalf("tablo exited during start-up: %v\n%s", p.waitErr, p.stderr)
+		default:
+		}
+		if time.Since(began) > startupDeadline {
+			t.Fatalf("tablo not ready after %v: %v\n%s", startupDeadline, err, p.stderr)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (p *tabloProc) service(t testing.TB) *aztables.ServiceClient {
+	t.Helper()
+	cs := fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;", devAccount, devKey, p.endpoint)
+	c, err := aztables.NewServiceClientFromConnectionString(cs, clientOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// waitExit waits for the process to end and returns its exit error (nil for status 0).
+func (p *tabloProc) waitExit(t *testing.T, limit time.Duration) error {
+	t.Helper()
+	select {
+	case <-p.exited:
+		return p.waitErr
+	case <-time.After(limit):
+		t.Fatalf("tablo did not exit within %v\n%s", limit, p.stderr)
+		return nil
+	}
+}

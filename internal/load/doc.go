@@ -1,0 +1,18 @@
+// Package load is the load generator behind `tablo bench`: it drives any Table endpoint named by
+// a connection string through the official Go SDK (aztables), so the numbers are what SDK users
+// get, and it carries a do-nothing "null server" that answers every workload with canned Table
+// responses, which measures the request-rate ceiling of the machine with the same client.
+//
+// Invariants:
+//   - Requests go only to loopback endpoints: ParseConnString accepts any endpoint, but the bench
+//     refuses one whose host is not loopback (CheckLoopback) before sending anything.
+//   - Every run is bounded: an operation count and/or a duration (at least one, and the duration is
+//     capped), a per-operation timeout, an error budget, and bounded paging loops. The null
+//     server stops when its context ends or its lifetime elapses.
+//   - Each workload runs in a fresh table that is deleted afterwards, so workloads do not see each
+//     other's data; preloading happens before the measured phase and is not measured.
+//   - Latency statistics use a fixed-size log-linear histogram (relative error under 1/64), so
+//     memory does not grow with the operation count and histograms merge exactly.
+//   - No package-level mutable state: Main takes its arguments and writers, and builds its own
+//     flag.FlagSet.
+package load

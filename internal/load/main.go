@@ -1,0 +1,195 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"net"
+	"os"
+	"time"
+)
+
+// Main runs `tablo bench` with args (without the "bench" word itself):
+//
+//	tablo bench --conn CONN [--compare CONN2] [flags]   run the workloads
+//	tablo bench --null-server ADDR                      serve canned Table responses
+//	tablo bench null-server [--addr ADDR] [flags]       the same, with null-server flags
+//	tablo bench report [--ceiling L] [--ratio A/B] FILE...   markdown tables from JSON lines
+//
+// It returns flag.ErrHelp after printing usage for -h.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "null-server":
+			return mainNullServer(ctx, args[1:], stdout, stderr)
+		case "report":
+			return mainReport(args[1:], stdout, stderr)
+		}
+	}
+	cfg, err := parseBenchFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	switch {
+	case cfg.List:
+		for _, w := range workloads() {
+			fmt.Fprintf(stdout, "%-15s %s\n", w.name, w.summary)
+		}
+		return nil
+	case cfg.wantsNull:
+		return serveNull(ctx, cfg.NullServerAddr, NullConfig{EntitySize: cfg.EntitySize}, cfg.NullLifetime, stdout)
+	}
+	return runBench(ctx, cfg, stdout, stderr)
+}
+
+func mainNullServer(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("tablo bench null-server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:10202", "listen address")
+	var nc NullConfig
+	fs.IntVar(&nc.EntitySize, "entity-size", 256, "length of the Data property of canned entities")
+	fs.IntVar(&nc.Pages, "pages", 3, "pages a query with $top returns before its continuation ends (1-1000)")
+	fs.IntVar(&nc.ScanSize, "scan-size", 100, "entities a query without $top returns, in one page (1-1000)")
+	lifetime := fs.Duration("lifetime", 30*time.Minute, "stop after this long (at most 24h)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var errs []error
+	if fs.NArg() > 0 {
+		errs = append(errs, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	if nc.EntitySize < 0 || nc.EntitySize > maxDataSize {
+		errs = append(errs, fmt.Errorf("--entity-size must be between 0 and %d", maxDataSize))
+	}
+	if nc.Pages < 1 || nc.Pages > 1000 || nc.ScanSize < 1 || nc.ScanSize > maxPageSize {
+		errs = append(errs, errors.New("--pages and --scan-size must be between 1 and 1000"))
+	}
+	if *lifetime <= 0 || *lifetime > 24*time.Hour {
+		errs = append(errs, errors.New("--lifetime must be between 0 and 24h"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return serveNull(ctx, *addr, nc, *lifetime, stdout)
+}
+
+func serveNull(ctx context.Context, addr string, nc NullConfig, lifetime time.Duration, stdout io.Writer) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("null server: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, lifetime)
+	defer cancel()
+	fmt.Fprintf(stdout, "null server listening on %s (stops after %v)\n", ln.Addr(), lifetime)
+	return NullServer(ctx, ln, nc)
+}
+
+// runBench runs every selected workload on every target and prints the results.
+func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
+	targets := []*target{{label: cfg.Label, conn: cfg.conn, pid: cfg.PID}}
+	if cfg.hasCompare {
+		targets = append(targets, &target{label: cfg.CompareLabel, conn: cfg.compareConn, pid: cfg.ComparePID})
+	}
+	for _, t := range targets {
+		svc, err := newServiceClient(t.conn, cfg.Concurrency)
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.label, err)
+		}
+		t.svc = svc
+	}
+
+	table := stdout
+	var jsonOut io.Writer
+	switch cfg.JSONPath {
+	case "":
+	case "-":
+		jsonOut, table = stdout, io.Discard
+	default:
+		f, err := os.OpenFile(cfg.JSONPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("json output: %w", err)
+		}
+		defer f.Close()
+		jsonOut = f
+	}
+
+	var prog *progress
+	if isTerminal(stderr) {
+		prog = startProgress(stderr)
+		defer prog.stop()
+	}
+
+	tableHeader(table)
+	var ratios []Ratio
+	var failures []error
+	for _, wl := range cfg.workloads {
+		results := make([]*Result, len(targets))
+		for i, t := range targets {
+			results[i] = &Result{Target: t.label, Endpoint: t.conn.Endpoint, Workload: wl.name,
+				Concurrency: cfg.Concurrency, EntitySize: cfg.EntitySize, Preload: cfg.Preload, ServerPID: t.pid}
+			if wl.layout == layoutEmpty {
+				results[i].Preload = 0
+			}
+		}
+		for round := range cfg.Rounds {
+			seed := workloadSeed(cfg.Seed, wl.name, round)
+			for k := range targets {
+				i := k
+				if round%2 == 1 { // alternate which endpoint goes first
+					i = len(targets) - 1 - k
+				}
+				if results[i].FailedToRun != "" {
+					continue
+				}
+				p, err := runWorkload(ctx, cfg, targets[i], wl, seed, prog)
+				if ctx.Err() != nil {
+					return fmt.Errorf("bench interrupted: %w", ctx.Err())
+				}
+				if err != nil && p.elapsed == 0 {
+					results[i].FailedToRun = err.Error()
+					failures = append(failures, fmt.Errorf("%s on %s: %w", wl.name, targets[i].label, err))
+					continue
+				}
+				if err != nil {
+					failures = append(failures, fmt.Errorf("%s on %s: %w", wl.name, targets[i].label, err))
+				}
+				results[i].add(p)
+			}
+		}
+		for _, r := range results {
+			r.finish()
+			tableRow(table, r)
+			if jsonOut != nil {
+				if err := jsonLine(jsonOut, r); err != nil {
+					return err
+				}
+			}
+		}
+		if len(results) == 2 && results[0].FailedToRun == "" && results[1].FailedToRun == "" {
+			rt := newRatio(results[0], results[1])
+			ratios = append(ratios, rt)
+			if jsonOut != nil {
+				if err := jsonLine(jsonOut, rt); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if len(ratios) > 0 {
+		ratioHeader(table, targets[0].label, targets[1].label)
+		for _, r := range ratios {
+			ratioRow(table, r)
+		}
+	}
+	return errors.Join(failures...)
+}
+
+// workloadSeed gives both targets of one round the same key sequence.
+func workloadSeed(base uint64, name string, round int) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(name)) // hash writes cannot fail
+	return base ^ h.Sum64() + uint64(round)
+}

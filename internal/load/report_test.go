@@ -1,0 +1,110 @@
+package load
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func f64(v float64) *float64 { return &v }
+
+func TestWriteReport(t *testing.T) {
+	results := []Result{
+		{Kind: "result", Target: "tablo", Workload: "get", Concurrency: 1, OpsPerSec: 500, EntsPerSec: 500, P50Ms: 1, P99Ms: 2, OpsPerCPUSec: f64(4000), EntsPerCPUSec: f64(4000)},
+		{Kind: "result", Target: "azurite", Workload: "get", Concurrency: 1, OpsPerSec: 250, EntsPerSec: 250, P50Ms: 2, P99Ms: 5, Errors: 3, OpsPerCPUSec: f64(1000), EntsPerCPUSec: f64(1000)},
+		{Kind: "result", Target: "null", Workload: "get", Concurrency: 1, OpsPerSec: 1000, EntsPerSec: 1000, P50Ms: 0.5, P99Ms: 1},
+		{Kind: "result", Target: "null", Workload: "insert-one-pk", Concurrency: 16, OpsPerSec: 2000, EntsPerSec: 2000},
+		{Kind: "result", Target: "tablo", Workload: "insert-one-pk", Concurrency: 16, FailedToRun: "boom"},
+	}
+	var b bytes.Buffer
+	if err := WriteReport(&b, results, ReportOptions{Ceiling: "null", RatioA: "tablo", RatioB: "azurite"}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"| workload | conc | null | tablo | azurite | tablo/azurite |",
+		"| insert-one-pk | 16 | 2000 | - | - | - |", // workload order beats input order
+		"| get | 1 | 1000 | 500 (0.50) | 250 (0.25) | 2.00 |",
+		"| get | 1 | 0.50 / 1.00 | 1.00 / 2.00 | 2.00 / 5.00, 3 errors |",
+		"| get | 1 | 4000 (4000) | 1000 (1000) | 4.00 |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Index(out, "| insert-one-pk | 16 |") > strings.Index(out, "| get | 1 |") {
+		t.Errorf("rows not in workload order:\n%s", out)
+	}
+}
+
+func TestReadResultsSkipsOtherKinds(t *testing.T) {
+	in := `{"kind":"result","target":"a","workload":"get","concurrency":1,"ops":5}
+
+{"kind":"ratio","workload":"get","a":"a","b":"b"}
+`
+	rs, err := ReadResults(strings.NewReader(in))
+	if err != nil || len(rs) != 1 || rs[0].Ops != 5 {
+		t.Fatalf("ReadResults = %+v, %v", rs, err)
+	}
+	if _, err := ReadResults(strings.NewReader("{not json}\n")); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Fatalf("bad line: error %v, want one naming line 1", err)
+	}
+	if err := WriteReport(&bytes.Buffer{}, nil, ReportOptions{}); err == nil {
+		t.Fatal("empty report: want error")
+	}
+}
+
+func TestParseBenchFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr []string
+	}{
+		{name: "minimal", args: []string{"--conn", devConn}},
+		{name: "null server", args: []string{"--null-server", "127.0.0.1:0"}},
+		{name: "list", args: []string{"--list"}},
+		{name: "missing conn", args: nil, wantErr: []string{"--conn is required"}},
+		{
+			name:    "remote endpoint refused",
+			args:    []string{"--conn", "AccountName=a;AccountKey=" + devKey},
+			wantErr: []string{"not a loopback"},
+		},
+		{
+			name: "every problem at once",
+			args: []string{"--conn", devConn, "--ops", "0", "--duration", "0", "--concurrency", "0",
+				"--workloads", "get,nope", "--entity-size", "40000", "--compare-pid", "3"},
+			wantErr: []string{"must be bounded", "--concurrency", "unknown workload", "--entity-size", "need --compare"},
+		},
+		{name: "preload needed", args: []string{"--conn", devConn, "--workloads", "get", "--preload", "0"}, wantErr: []string{"needs --preload"}},
+		{name: "stray argument", args: []string{"--conn", devConn, "extra"}, wantErr: []string{"unexpected argument"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parseBenchFlags(tc.args, &bytes.Buffer{})
+			if len(tc.wantErr) == 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("want errors %q", tc.wantErr)
+			}
+			for _, w := range tc.wantErr {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestCompareLabelsDistinct(t *testing.T) {
+	c, err := parseBenchFlags([]string{"--conn", devConn, "--compare", devConn}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Label == c.CompareLabel {
+		t.Fatalf("labels both %q", c.Label)
+	}
+}

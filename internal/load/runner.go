@@ -1,0 +1,247 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+)
+
+// target is one endpoint under test.
+type target struct {
+	label string
+	conn  ConnInfo
+	pid   int // server process for CPU accounting; 0 = none
+	svc   *aztables.ServiceClient
+}
+
+// phase is what one measured run of one workload against one target produced.
+type phase struct {
+	hist      Histogram // latency of successful operations
+	ops       int64     // successful operations
+	entities  int64
+	errors    int64
+	elapsed   time.Duration
+	serverCPU time.Duration
+	cpuOK     bool // serverCPU is valid (pid given and readable before and after)
+	clientCPU time.Duration
+	firstErr  string
+	aborted   bool // stopped by the error budget
+}
+
+// live counters the progress line reads while workers run.
+type live struct {
+	ops, errors atomic.Int64
+}
+
+// runWorkload creates a fresh table on t, preloads it, runs the measured phase and deletes the
+// table again.
+func runWorkload(ctx context.Context, cfg *config, t *target, wl workload, seed uint64, prog *progress) (phase, error) {
+	table := tableName(wl.name, seed)
+	if err := withTimeout(ctx, cfg.OpTimeout, func(ctx context.Context) error {
+		_, err := t.svc.CreateTable(ctx, table, nil)
+		return err
+	}); err != nil {
+		return phase{}, fmt.Errorf("create table %s: %w", table, err)
+	}
+	defer func() {
+		// Delete even when ctx was cancelled, but never wait long.
+		_ = withTimeout(context.WithoutCancel(ctx), cfg.OpTimeout, func(ctx context.Context) error {
+			_, err := t.svc.DeleteTable(ctx, table, nil)
+			return err
+		})
+	}()
+	client := t.svc.NewClient(table)
+	if wl.layout != layoutEmpty {
+		prog.set(wl.name, t.label+" preload", nil)
+		if err := preload(ctx, cfg, client, wl.layout); err != nil {
+			return phase{}, fmt.Errorf("preload %s: %w", table, err)
+		}
+	}
+	return measure(ctx, cfg, t, wl, client, seed, prog)
+}
+
+// measure runs cfg.Concurrency workers until the op count, the duration, the error budget or ctx
+// ends the phase. Operations in flight when the duration ends are allowed to finish.
+func measure(ctx context.Context, cfg *config, t *target, wl workload, client *aztables.Client, seed uint64, prog *progress) (phase, error) {
+	var (
+		lv       live
+		claimed  atomic.Int64
+		stop     atomic.Bool
+		mu       sync.Mutex
+		res      phase
+		wg       sync.WaitGroup
+		deadline time.Time
+	)
+	data := payload(cfg.EntitySize)
+	prog.set(wl.name, t.label, &lv)
+
+	cpu0, err0 := serverCPU(t.pid)
+	client0, _ := ReadProcessCPU(0)
+	start := time.Now()
+	if cfg.Duration > 0 {
+		deadline = start.Add(cfg.Duration)
+	}
+	for id := range cfg.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := &worker{
+				id: id, rng: rand.New(rand.NewPCG(seed, uint64(id))), client: client,
+				preload: cfg.Preload, data: data,
+			}
+			var (
+				h               Histogram
+				ops, ents, errs int64
+				firstErr        string
+			)
+			for !stop.Load() && ctx.Err() == nil {
+				if cfg.Ops > 0 && claimed.Add(1) > cfg.Ops {
+					break
+				}
+				if !deadline.IsZero() && !time.Now().Before(deadline) {
+					break
+				}
+				octx, cancel := context.WithTimeout(ctx, cfg.OpTimeout)
+				t0 := time.Now()
+				n, err := wl.op(octx, w)
+				d := time.Since(t0)
+				cancel()
+				if err != nil {
+					if ctx.Err() != nil {
+						break // interrupted, not the server's fault
+					}
+					errs++
+					if firstErr == "" {
+						firstErr = describeError(err)
+					}
+					if lv.errors.Add(1) >= cfg.MaxErrors {
+						stop.Store(true)
+					}
+					continue
+				}
+				h.Record(d)
+				ops++
+				ents += int64(n)
+				lv.ops.Add(1)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			res.hist.Merge(&h)
+			res.ops += ops
+			res.entities += ents
+			res.errors += errs
+			if res.firstErr == "" {
+				res.firstErr = firstErr
+			}
+		}()
+	}
+	wg.Wait()
+	res.elapsed = time.Since(start)
+	client1, _ := ReadProcessCPU(0)
+	res.clientCPU = client1 - client0
+	cpu1, err1 := serverCPU(t.pid)
+	if t.pid != 0 && err0 == nil && err1 == nil {
+		res.serverCPU, res.cpuOK = cpu1-cpu0, true
+	}
+	res.aborted = stop.Load()
+	prog.set("", "", nil)
+	if t.pid != 0 && (err0 != nil || err1 != nil) {
+		return res, fmt.Errorf("server cpu of pid %d: %w", t.pid, errors.Join(err0, err1))
+	}
+	return res, ctx.Err()
+}
+
+func serverCPU(pid int) (time.Duration, error) {
+	if pid == 0 {
+		return 0, nil
+	}
+	return ReadProcessCPU(pid)
+}
+
+// preload fills the table for layoutSpread or layoutPage using 100-entity transactions, several
+// in flight at once. It is not measured.
+func preload(ctx context.Context, cfg *config, client *aztables.Client, l layout) error {
+	data := payload(cfg.EntitySize)
+	batches := (cfg.Preload + batchSize - 1) / batchSize
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for range min(max(cfg.Concurrency, 4), 16, batches) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for pctx.Err() == nil {
+				b := int(next.Add(1) - 1)
+				if b >= batches {
+					return
+				}
+				var actions []aztables.TransactionAction
+				for i := b * batchSize; i < min((b+1)*batchSize, cfg.Preload); i++ {
+					pk, rk := spreadKey(i)
+					if l == layoutPage {
+						pk = pagePartition
+					}
+					actions = append(actions, aztables.TransactionAction{ActionType: aztables.TransactionTypeAdd, Entity: entityJSON(pk, rk, i, data)})
+				}
+				err := withTimeout(pctx, cfg.OpTimeout, func(ctx context.Context) error {
+					_, err := client.SubmitTransaction(ctx, actions, nil)
+					return err
+				})
+				if err != nil {
+					mu.Lock()
+					errs = append(errs, fmt.Errorf("batch %d: %w", b, err))
+					mu.Unlock()
+					cancel()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	return ctx.Err()
+}
+
+func withTimeout(ctx context.Context, d time.Duration, f func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	return f(ctx)
+}
+
+// tableName is a valid, unique-enough table name: letters and digits, starting with a letter.
+func tableName(workload string, seed uint64) string {
+	r := rand.New(rand.NewPCG(seed, uint64(time.Now().UnixNano())))
+	return "bench" + strings.ReplaceAll(workload, "-", "") + fmt.Sprintf("%08x", r.Uint32())
+}
+
+// describeError shortens an SDK error to its status and Azure code when it has them; the full
+// text of a ResponseError is a multi-line dump.
+func describeError(err error) string {
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		return fmt.Sprintf("HTTP %d %s", re.StatusCode, re.ErrorCode)
+	}
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}

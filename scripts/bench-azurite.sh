@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# bench-azurite.sh: measure Tablo (default durable mode) and Azurite side by side through the
+# official Go SDK, against the null-server ceiling of this machine, and write docs/benchmarks.md.
+#
+# Everything runs on 127.0.0.1, every run is bounded by an operation count and a duration, and
+# every process this script starts is stopped on exit. Tablo is skipped (with a note in the
+# report) when it does not build or does not start.
+#
+# Environment knobs (defaults keep the whole run to a few minutes on 2 cores):
+#   BENCH_OPS=20000 BENCH_DURATION=4s BENCH_PRELOAD=5000 BENCH_CONCURRENCY="1 16"
+#   BENCH_ENTITY_SIZE=256 BENCH_OUT=docs/benchmarks.md
+#   AZURITE_PORT=10102 TABLO_PORT=10302 NULL_PORT=10202
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+AZURITE_VERSION=3.37.0
+OPS=${BENCH_OPS:-20000}
+DURATION=${BENCH_DURATION:-4s}
+PRELOAD=${BENCH_PRELOAD:-5000}
+CONCURRENCY=${BENCH_CONCURRENCY:-"1 16"}
+ENTITY_SIZE=${BENCH_ENTITY_SIZE:-256}
+OUT=${BENCH_OUT:-docs/benchmarks.md}
+AZURITE_PORT=${AZURITE_PORT:-10102}
+TABLO_PORT=${TABLO_PORT:-10302}
+NULL_PORT=${NULL_PORT:-10202}
+
+DEV_KEY='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
+conn() { echo "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=$DEV_KEY;TableEndpoint=http://127.0.0.1:$1/devstoreaccount1;"; }
+
+WORK=$(mktemp -d /tmp/tablo-bench.XXXXXX)
+PIDS=()
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
+	for p in "${PIDS[@]}"; do
+		wait "$p" 2>/dev/null || true
+	done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+log() { echo "bench-azurite: $*" >&2; }
+
+# wait_port PORT PID SECONDS: wait until something listens on 127.0.0.1:PORT while PID lives.
+wait_port() {
+	local port=$1 pid=$2 i
+	for ((i = 0; i < $3 * 10; i++)); do
+		kill -0 "$pid" 2>/dev/null || return 1
+		if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+COMMANDS=() # every command whose output is in the report, for the "exact commands" section
+record() { COMMANDS+=("$*"); }
+
+# --- the bench client -------------------------------------------------------------------------
+log "building tablo"
+go build -o "$WORK/tablo" ./cmd/tablo
+BENCH=("$WORK/tablo" bench)
+BENCH_NAME="tablo bench"
+TABLO_BUILT=1
+TABLO_NOTE=""
+
+# --- Azurite ----------------------------------------------------------------------------------
+log "installing Azurite $AZURITE_VERSION"
+npm install --prefix "$WORK/azurite" --no-audit --no-fund --loglevel=error "azurite@$AZURITE_VERSION" >"$WORK/npm.log" 2>&1 ||
+	{ cat "$WORK/npm.log" >&2; exit 1; }
+mkdir -p "$WORK/azurite-data"
+# exec and the bin's "#!/usr/bin/env node" keep one process, so $! is node itself (for --pid).
+# It runs in its own folder because Azurite may write files into its working directory.
+(cd "$WORK/azurite-data" && exec "$WORK/azurite/node_modules/.bin/azurite-table" --inMemoryPersistence \
+	--skipApiVersionCheck --loose --silent --disableTelemetry \
+	--tableHost 127.0.0.1 --tablePort "$AZURITE_PORT" >"$WORK/azurite.log" 2>&1) &
+AZURITE_PID=$!
+PIDS+=("$AZURITE_PID")
+wait_port "$AZURITE_PORT" "$AZURITE_PID" 30 || { cat "$WORK/azurite.log" >&2; log "Azurite did not start"; exit 1; }
+AZURITE_CMD="azurite-table --inMemoryPersistence --skipApiVersionCheck --loose --silent --disableTelemetry --tableHost 127.0.0.1 --tablePort $AZURITE_PORT"
+
+# --- Tablo --------------------------------------------------------------------------------------
+TABLO_OK=0
+TABLO_CMD=""
+if [[ $TABLO_BUILT == 1 ]]; then
+	mkdir -p "$WORK/tablo-data"
+	"$WORK/tablo" --data-dir "$WORK/tablo-data" --host 127.0.0.1 --table-port "$TABLO_PORT" --log-level warn \
+		>"$WORK/tablo.log" 2>&1 &
+	TABLO_PID=$!
+	PIDS+=("$TABLO_PID")
+	TABLO_CMD="tablo --data-dir \$(mktemp -d) --host 127.0.0.1 --table-port $TABLO_PORT --log-level warn"
+	if wait_port "$TABLO_PORT" "$TABLO_PID" 20; then
+		TABLO_OK=1
+	else
+		TABLO_NOTE="Tablo was skipped: it built but did not listen on port $TABLO_PORT within 20 s ($(tail -c 300 "$WORK/tablo.log" | tr '\n' ' '))."
+		log "tablo did not start; continuing without it"
+	fi
+fi
+
+# --- null server (the ceiling) ------------------------------------------------------------------
+# Its canned query answers are shaped like the real ones: pages of $top entities for
+# ceil(preload/1000) pages, and a filtered scan that returns 1% of the preload.
+SCAN_SIZE=$(( PRELOAD / 100 > 0 ? PRELOAD / 100 : 1 ))
+PAGES=$(( (PRELOAD + 999) / 1000 ))
+NULL_ARGS=(null-server --addr "127.0.0.1:$NULL_PORT" --entity-size "$ENTITY_SIZE" --scan-size "$SCAN_SIZE" --pages "$PAGES" --lifetime 30m)
+"${BENCH[@]}" "${NULL_ARGS[@]}" >"$WORK/null.log" 2>&1 &
+NULL_PID=$!
+PIDS+=("$NULL_PID")
+wait_port "$NULL_PORT" "$NULL_PID" 20 || { cat "$WORK/null.log" >&2; log "null server did not start"; exit 1; }
+NULL_CMD="$BENCH_NAME ${NULL_ARGS[*]}"
+
+# --- the runs -----------------------------------------------------------------------------------
+RESULTS="$WORK/results.jsonl"
+COMMON=(--ops "$OPS" --duration "$DURATION" --preload "$PRELOAD" --entity-size "$ENTITY_SIZE" --json "$RESULTS")
+START=$(date +%s)
+for c in $CONCURRENCY; do
+	log "concurrency $c: null server"
+	args=(--conn "$(conn "$NULL_PORT")" --label null --pid "$NULL_PID" --concurrency "$c" "${COMMON[@]}")
+	"${BENCH[@]}" "${args[@]}" >&2
+	record "$BENCH_NAME --conn \"\$NULL\" --label null --pid \$NULL_PID --concurrency $c ${COMMON[*]}"
+	if [[ $TABLO_OK == 1 ]]; then
+		log "concurrency $c: tablo vs azurite"
+		args=(--conn "$(conn "$TABLO_PORT")" --label tablo --pid "$TABLO_PID"
+			--compare "$(conn "$AZURITE_PORT")" --compare-label azurite --compare-pid "$AZURITE_PID"
+			--concurrency "$c" "${COMMON[@]}")
+		# A Tablo failure must not lose the Azurite numbers: bench reports and carries on.
+		"${BENCH[@]}" "${args[@]}" >&2 || log "some tablo/azurite runs failed (see the report)"
+		record "$BENCH_NAME --conn \"\$TABLO\" --label tablo --pid \$TABLO_PID --compare \"\$AZURITE\" --compare-label azurite --compare-pid \$AZURITE_PID --concurrency $c ${COMMON[*]}"
+	else
+		log "concurrency $c: azurite"
+		args=(--conn "$(conn "$AZURITE_PORT")" --label azurite --pid "$AZURITE_PID" --concurrency "$c" "${COMMON[@]}")
+		"${BENCH[@]}" "${args[@]}" >&2 || log "some azurite runs failed (see the report)"
+		record "$BENCH_NAME --conn \"\$AZURITE\" --label azurite --pid \$AZURITE_PID --concurrency $c ${COMMON[*]}"
+	fi
+done
+ELAPSED=$(( $(date +%s) - START ))
+
+REPORT_ARGS=(report --ceiling null)
+[[ $TABLO_OK == 1 ]] && REPORT_ARGS+=(--ratio tablo/azurite)
+"${BENCH[@]}" "${REPORT_ARGS[@]}" "$RESULTS" >"$WORK/tables.md"
+
+# --- docs/benchmarks.md -------------------------------------------------------------------------
+CPU_MODEL=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || echo unknown)
+MEM_GIB=$(awk '/^MemTotal/ {printf "%.1f", $2 / 1048576}' /proc/meminfo)
+AZTABLES=$(go list -m -f '{{.Version}}' github.com/Azure/azure-sdk-for-go/sdk/data/aztables 2>/dev/null || echo unknown)
+AZCORE=$(go list -m -f '{{.Version}}' github.com/Azure/azure-sdk-for-go/sdk/azcore 2>/dev/null || echo unknown)
+COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+mkdir -p "$(dirname "$OUT")"
+{
+	echo "# Benchmarks: Tablo vs Azurite"
+	echo
+	echo "Generated by \`scripts/bench-azurite.sh\` on $(date -u +%Y-%m-%dT%H:%M:%SZ) in ${ELAPSED}s of measured runs."
+	echo "Re-run it to refresh this file; numbers from a shared 2-core machine are noisy, so read ratios, not absolutes."
+	echo
+	echo "## Machine and versions"
+	echo
+	echo "| | |"
+	echo "|---|---|"
+	echo "| CPUs (nproc) | $(nproc) |"
+	echo "| CPU model | $CPU_MODEL |"
+	echo "| memory | $MEM_GIB GiB |"
+	echo "| kernel | $(uname -sr) |"
+	echo "| Go | $(go env GOVERSION) |"
+	echo "| Node.js | $(node --version) |"
+	echo "| Azurite | $AZURITE_VERSION (npm), in-memory |"
+	echo "| Tablo | commit $COMMIT, default durable mode$([[ $TABLO_OK == 1 ]] || echo ' (skipped, see below)') |"
+	echo "| client | aztables $AZTABLES, azcore $AZCORE, retries off, keep-alive pool sized to the concurrency |"
+	echo
+	if [[ -n $TABLO_NOTE ]]; then
+		echo "> $TABLO_NOTE"
+		echo
+	fi
+	echo "## How it was measured"
+	echo
+	echo "- Client, servers and the null server share this machine; every request goes to 127.0.0.1."
+	echo "- The **null server** answers every request with a canned response and does no work, so"
+	echo "  its throughput is the ceiling this client reaches on this machine. The other columns show"
+	echo "  their throughput and, in parentheses, the fraction of that ceiling."
+	echo "- **Server efficiency** is operations per CPU-second of the server process: its user+system"
+	echo "  time from \`/proc/<pid>/stat\` over the measured phase only (not preload)."
+	echo "- Each workload runs in a fresh table, bounded by $OPS operations or $DURATION, whichever"
+	echo "  comes first; Tablo and Azurite run each workload in turn. Preload: $PRELOAD entities;"
+	echo "  Data property: $ENTITY_SIZE characters. p50/p99 are per operation (a batch of 100, one page"
+	echo "  of up to 1,000, or a whole filtered scan)."
+	echo
+	echo "Workloads:"
+	echo
+	"${BENCH[@]}" --list | sed 's/^\([^ ]*\) */- `\1`: /'
+	echo
+	echo "## Results"
+	echo
+	cat "$WORK/tables.md"
+	echo
+	echo "## Exact commands"
+	echo
+	echo '```sh'
+	echo "# servers"
+	echo "npm install --prefix \$TMP/azurite azurite@$AZURITE_VERSION && $AZURITE_CMD &"
+	[[ -n $TABLO_CMD ]] && echo "go build -o /tmp/tablo ./cmd/tablo && $TABLO_CMD &"
+	echo "$NULL_CMD &"
+	echo "# connection strings: AccountName=devstoreaccount1, the development key, TableEndpoint=http://127.0.0.1:<port>/devstoreaccount1"
+	echo "# NULL=:$NULL_PORT AZURITE=:$AZURITE_PORT TABLO=:$TABLO_PORT"
+	for cmd in "${COMMANDS[@]}"; do
+		echo "$cmd" | sed "s|$WORK/results.jsonl|results.jsonl|"
+	done
+	echo "$BENCH_NAME ${REPORT_ARGS[*]} results.jsonl"
+	echo '```'
+} >"$OUT"
+log "wrote $OUT"
