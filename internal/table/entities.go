@@ -131,7 +131,7 @@ func (s *Service) Batch(ctx context.Context, account, tableName string, ops []Op
 	results := make([]Result, len(ops))
 	err = s.st.Update(ctx, locks, func(tx store.Txn) error {
 		// The table may have been deleted between the lookup and taking its lock.
-		if err := checkTableLive(tx, account, tableName, t.ID); err != nil {
+		if err := s.checkTableLive(tx, account, tableName, t.ID); err != nil {
 			return err
 		}
 		ticks := s.nextTicks()
@@ -176,7 +176,18 @@ func checkBatchShape(ops []Op) error {
 	return nil
 }
 
-func checkTableLive(tx store.Txn, account, name string, id uint64) error {
+// checkTableLive verifies, under the table's lock, that the table still exists with the id
+// the caller looked up (it may have been deleted, or deleted and re-created, meanwhile).
+func (s *Service) checkTableLive(tx store.Txn, account, name string, id uint64) error {
+	s.catalogMu.RLock()
+	_, dead := s.dead[id]
+	s.catalogMu.RUnlock()
+	if dead {
+		return azerr.New(azerr.TableNotFound)
+	}
+	if t, ok := s.cachedTable(account, name); ok && t.ID == id {
+		return nil
+	}
 	v, err := tx.Get(keys.Table(account, strings.ToLower(name)))
 	if errors.Is(err, store.ErrNotFound) {
 		return azerr.New(azerr.TableNotFound)

@@ -36,7 +36,7 @@ func (s *Service) SetTableMeta(ctx context.Context, account, tableName, name str
 		return err
 	}
 	err = s.st.Update(ctx, []store.Lock{{Name: tableLock(t.ID), Shared: true}, {Name: tableLock(t.ID) + "/meta"}}, func(tx store.Txn) error {
-		if err := checkTableLive(tx, account, tableName, t.ID); err != nil {
+		if err := s.checkTableLive(tx, account, tableName, t.ID); err != nil {
 			return err
 		}
 		if doc == nil {

@@ -13,6 +13,8 @@ package table
 
 import (
 	"log/slog"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,6 +40,13 @@ type Service struct {
 	budget time.Duration
 	// lastTicks makes Timestamps strictly increasing within this process.
 	lastTicks atomic.Int64
+	// catalog caches table lookups; dead holds the ids of tables deleted by this process.
+	// Table ids are never reused, and Delete Table marks its id dead while it holds the
+	// table's lock exclusively, so a writer that checks under the shared lock never trusts a
+	// stale entry. Every catalog change goes through this Service.
+	catalogMu sync.RWMutex
+	catalog   map[string]Table
+	dead      map[uint64]struct{}
 }
 
 // New returns a Service over st. The caller keeps ownership of st.
@@ -51,7 +60,7 @@ func New(st store.Store, o Options) *Service {
 	if o.QueryBudget <= 0 {
 		o.QueryBudget = 5 * time.Second
 	}
-	return &Service{st: st, now: o.Now, log: o.Logger, budget: o.QueryBudget}
+	return &Service{st: st, now: o.Now, log: o.Logger, budget: o.QueryBudget, catalog: map[string]Table{}, dead: map[uint64]struct{}{}}
 }
 
 // nextTicks returns a DateTime tick value greater than any returned before.
@@ -63,5 +72,38 @@ func (s *Service) nextTicks() int64 {
 		if s.lastTicks.CompareAndSwap(last, next) {
 			return next
 		}
+	}
+}
+
+func catalogKey(account, name string) string { return account + "\x00" + strings.ToLower(name) }
+
+func (s *Service) cachedTable(account, name string) (Table, bool) {
+	s.catalogMu.RLock()
+	defer s.catalogMu.RUnlock()
+	t, ok := s.catalog[catalogKey(account, name)]
+	if _, dead := s.dead[t.ID]; !ok || dead {
+		return Table{}, false
+	}
+	return t, true
+}
+
+func (s *Service) cacheTable(account string, t Table) {
+	s.catalogMu.Lock()
+	defer s.catalogMu.Unlock()
+	if _, dead := s.dead[t.ID]; !dead {
+		s.catalog[catalogKey(account, t.Name)] = t
+	}
+}
+
+// markDead records that table t is being deleted; undo reverses it if the delete failed.
+func (s *Service) markDead(account string, t Table) (undo func()) {
+	s.catalogMu.Lock()
+	defer s.catalogMu.Unlock()
+	s.dead[t.ID] = struct{}{}
+	delete(s.catalog, catalogKey(account, t.Name))
+	return func() {
+		s.catalogMu.Lock()
+		delete(s.dead, t.ID)
+		s.catalogMu.Unlock()
 	}
 }

@@ -98,12 +98,16 @@ func (s *Service) CreateTable(ctx context.Context, account, name string) (Table,
 	if err != nil {
 		return Table{}, fmt.Errorf("table: create %q: %w", name, err)
 	}
+	s.cacheTable(account, t)
 	return t, nil
 }
 
 // GetTable looks a table up by name (any case). Missing → ResourceNotFound, the answer of
 // GET /Tables('name'); entity operations turn it into TableNotFound with lookupTable.
 func (s *Service) GetTable(ctx context.Context, account, name string) (Table, error) {
+	if t, ok := s.cachedTable(account, name); ok {
+		return t, nil
+	}
 	v, err := s.st.Get(ctx, keys.Table(account, strings.ToLower(name)))
 	if errors.Is(err, store.ErrNotFound) {
 		return Table{}, azerr.New(azerr.ResourceNotFound)
@@ -111,7 +115,12 @@ func (s *Service) GetTable(ctx context.Context, account, name string) (Table, er
 	if err != nil {
 		return Table{}, fmt.Errorf("table: get %q: %w", name, err)
 	}
-	return decodeTable(v)
+	t, err := decodeTable(v)
+	if err != nil {
+		return Table{}, err
+	}
+	s.cacheTable(account, t)
+	return t, nil
 }
 
 // lookupTable is GetTable for entity operations: a missing table is TableNotFound.
@@ -132,6 +141,7 @@ func (s *Service) DeleteTable(ctx context.Context, account, name string) error {
 		return err
 	}
 	locks := []store.Lock{{Name: catalogLock}, {Name: tableLock(t.ID)}}
+	var undo func()
 	err = s.st.Update(ctx, locks, func(tx store.Txn) error {
 		ck := keys.Table(account, strings.ToLower(name))
 		v, err := tx.Get(ck)
@@ -149,9 +159,18 @@ func (s *Service) DeleteTable(ctx context.Context, account, name string) error {
 		if err := tx.DeleteRange(keys.TablePrefix(t.ID), keys.TableEnd(t.ID)); err != nil {
 			return err
 		}
-		return tx.DeleteRange(keys.TableMetaPrefix(t.ID), keys.PrefixEnd(keys.TableMetaPrefix(t.ID)))
+		if err := tx.DeleteRange(keys.TableMetaPrefix(t.ID), keys.PrefixEnd(keys.TableMetaPrefix(t.ID))); err != nil {
+			return err
+		}
+		// Mark the id dead while holding the table lock: writers re-check under the shared
+		// lock (checkTableLive), so none can write into the table after this commits.
+		undo = s.markDead(account, t)
+		return nil
 	})
 	if err != nil {
+		if undo != nil {
+			undo()
+		}
 		return fmt.Errorf("table: delete %q: %w", name, err)
 	}
 	return nil
