@@ -1,0 +1,48 @@
+package config
+
+import (
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestDefaults(t *testing.T) {
+	c, err := Load(nil, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Host != "127.0.0.1" || c.TablePort != 10002 || c.DataDir != "./tablo-data" || c.InMemory ||
+		c.LogLevel != slog.LevelInfo || len(c.Accounts) != 1 || c.Accounts[0].Name != "devstoreaccount1" {
+		t.Fatalf("defaults: %+v", c)
+	}
+}
+
+func TestEnvAndFlagsFlagsWin(t *testing.T) {
+	e := env(map[string]string{"TABLO_HOST": "0.0.0.0", "TABLO_TABLE_PORT": "1234", "TABLO_DATA_DIR": "/d", "TABLO_LOG_LEVEL": "debug", "TABLO_IN_MEMORY": "true"})
+	c, err := Load([]string{"--table-port", "4321"}, e, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Host != "0.0.0.0" || c.TablePort != 4321 || c.DataDir != "/d" || c.LogLevel != slog.LevelDebug || !c.InMemory {
+		t.Fatalf("%+v", c)
+	}
+	c, err = Load([]string{"--accounts", "acct1:" + "AAAA" + ":" + "BBBB" + ",acct2:CCCC"}, env(nil), io.Discard)
+	if err != nil || len(c.Accounts) != 2 || len(c.Accounts[0].Keys) != 2 {
+		t.Fatalf("accounts: %+v %v", c.Accounts, err)
+	}
+}
+
+func TestValidateReportsEveryProblem(t *testing.T) {
+	_, err := Load([]string{"--table-port", "x", "--log-level", "loud", "--accounts", "bad"}, env(nil), io.Discard)
+	if err == nil {
+		t.Fatal("want errors")
+	}
+	for _, want := range []string{"--table-port", "--log-level", "--accounts"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %s", err, want)
+		}
+	}
+}
