@@ -97,3 +97,26 @@ func FuzzDecodeEntity(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkEntityKey(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		_ = Entity(42, "partition-0001", "row-000000123")
+	}
+}
+
+func BenchmarkDecodeEntity(b *testing.B) {
+	k := Entity(42, "partition-0001", "row-000000123")
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, _, _, err := DecodeEntity(k); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCompareOrdinal(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		_ = CompareOrdinal("partition-0001/row-000000123", "partition-0001/row-000000124")
+	}
+}

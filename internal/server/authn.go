@@ -90,13 +90,7 @@ func (s *Server) authenticate(c *call, op operation) error {
 	if c.r.Header.Get("Authorization") == "" {
 		return azerr.New(azerr.AuthenticationFailed)
 	}
-	rawPath, rawQuery := c.r.URL.EscapedPath(), c.r.URL.RawQuery
-	if c.r.RequestURI != "" && c.r.RequestURI[0] == '/' {
-		rawPath = c.r.RequestURI
-		if i := indexByte(rawPath, '?'); i >= 0 {
-			rawPath = rawPath[:i]
-		}
-	}
+	rawPath, rawQuery := rawTarget(c.r)
 	return auth.VerifySharedKey(auth.RequestInfo{
 		Method:    c.r.Method,
 		RawPath:   rawPath,
@@ -106,15 +100,6 @@ func (s *Server) authenticate(c *call, op operation) error {
 		PathStyle: c.pathStyle,
 		Secondary: c.secondary,
 	}, acct)
-}
-
-func indexByte(s string, b byte) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] == b {
-			return i
-		}
-	}
-	return -1
 }
 
 // policyLookup resolves a SAS's si against the stored access policies of its table, read at

@@ -11,7 +11,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -48,6 +47,7 @@ type Server struct {
 	// Request ids: a random per-process prefix and a counter, formatted like Azure's GUIDs.
 	idPrefix string
 	idSeq    atomic.Uint64
+	date     atomic.Pointer[cachedDate]
 }
 
 // New returns a Server.
@@ -76,7 +76,17 @@ func New(o Options) *Server {
 
 func (s *Server) newRequestID() string {
 	n := s.idSeq.Add(1)
-	return fmt.Sprintf("%s%04x-%012x", s.idPrefix, (n>>48)&0xffff, n&0xffffffffffff)
+	const hexDigits = "0123456789abcdef"
+	b := make([]byte, 0, len(s.idPrefix)+17)
+	b = append(b, s.idPrefix...)
+	// The counter as "xxxx-xxxxxxxxxxxx" (16 hex digits), like the tail of a GUID.
+	for i := 15; i >= 0; i-- {
+		if i == 11 {
+			b = append(b, '-')
+		}
+		b = append(b, hexDigits[(n>>(uint(i)*4))&0xf])
+	}
+	return string(b)
 }
 
 // call is one request in flight.
@@ -140,8 +150,9 @@ func (s *Server) logRequest(c *call) {
 }
 
 func (s *Server) setCommonHeaders(c *call) {
+	// Canonical keys assigned directly: this runs on every request.
 	h := c.w.Header()
-	h.Set("x-ms-request-id", c.requestID)
+	h["X-Ms-Request-Id"] = []string{c.requestID}
 	v := c.r.Header.Get("x-ms-version")
 	if v == "" {
 		v = c.r.URL.Query().Get("sv")
@@ -149,12 +160,29 @@ func (s *Server) setCommonHeaders(c *call) {
 	if v == "" {
 		v = DefaultVersion
 	}
-	h.Set("x-ms-version", v)
-	h.Set("Date", s.now().UTC().Format(http.TimeFormat))
-	h.Set("Server", "Tablo")
+	h["X-Ms-Version"] = []string{v}
+	h["Date"] = []string{s.dateHeader()}
+	h["Server"] = []string{"Tablo"}
 	if id := c.r.Header.Get("x-ms-client-request-id"); id != "" {
-		h.Set("x-ms-client-request-id", id)
+		h["X-Ms-Client-Request-Id"] = []string{id}
 	}
+}
+
+// dateHeader returns the RFC 1123 Date value, formatted once per second.
+func (s *Server) dateHeader() string {
+	now := s.now()
+	sec := now.Unix()
+	if d := s.date.Load(); d != nil && d.sec == sec {
+		return d.text
+	}
+	d := &cachedDate{sec: sec, text: now.UTC().Format(http.TimeFormat)}
+	s.date.Store(d)
+	return d.text
+}
+
+type cachedDate struct {
+	sec  int64
+	text string
 }
 
 // serve resolves, authenticates and dispatches one request.
@@ -217,10 +245,7 @@ func (s *Server) resolveAccount(c *call) error {
 		host = h
 	}
 	host = strings.Trim(host, "[]")
-	raw := c.r.URL.EscapedPath()
-	if c.r.RequestURI != "" && c.r.RequestURI != "*" && strings.HasPrefix(c.r.RequestURI, "/") {
-		raw, _, _ = strings.Cut(c.r.RequestURI, "?")
-	}
+	raw, _ := rawTarget(c.r)
 	pathStyle := net.ParseIP(host) != nil || host == "localhost" || !strings.Contains(host, ".") ||
 		host == "host.docker.internal"
 	var account string
@@ -244,6 +269,15 @@ func (s *Server) resolveAccount(c *call) error {
 		return azerr.New(azerr.AuthenticationFailed)
 	}
 	return nil
+}
+
+// rawTarget returns the path and query exactly as on the request line, still percent-encoded
+// (signatures are computed over them, never over the decoded path).
+func rawTarget(r *http.Request) (rawPath, rawQuery string) {
+	if r.RequestURI == "" || r.RequestURI == "*" {
+		return r.URL.EscapedPath(), r.URL.RawQuery
+	}
+	return auth.SplitRequestURI(r.RequestURI)
 }
 
 // checkVersion accepts any well-formed x-ms-version date from 2013-08-15 on (JSON needs
