@@ -41,6 +41,15 @@ type config struct {
 	workloads             []workload
 	conn, compareConn     ConnInfo
 	hasCompare, wantsNull bool
+
+	// Table names one table that every workload uses and that is kept afterwards; "" means a
+	// fresh, deleted table per workload. SinglePartition puts every preloaded entity in one
+	// partition. PreloadOnly creates and fills Table, then stops; SkipPreload measures a Table
+	// an earlier --preload-only run filled with the same --preload and --single-partition.
+	Table                    string
+	SinglePartition          bool
+	PreloadOnly, SkipPreload bool
+	UniqueData               bool // each preloaded entity gets its own incompressible Data
 }
 
 // parseBenchFlags parses the bench command line with its own FlagSet.
@@ -65,6 +74,11 @@ func parseBenchFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.Int64Var(&c.MaxErrors, "max-errors", 1000, "stop a workload after this many failed operations")
 	fs.Uint64Var(&c.Seed, "seed", 1, "random seed for key choice")
 	fs.StringVar(&c.JSONPath, "json", "", "append results as JSON lines to this file (- = stdout, replacing the table)")
+	fs.StringVar(&c.Table, "table", "", "use this one table for every workload and keep it (only workloads that do not insert new entities)")
+	fs.BoolVar(&c.SinglePartition, "single-partition", false, "preload every entity into one partition (get, upsert-merge, filter-scan and mixed then use it)")
+	fs.BoolVar(&c.PreloadOnly, "preload-only", false, "with --table: create the table, load --preload entities (reported as workload \"preload\") and stop")
+	fs.BoolVar(&c.SkipPreload, "skip-preload", false, "with --table: measure a table an earlier --preload-only run loaded with the same --preload and --single-partition")
+	fs.BoolVar(&c.UniqueData, "unique-data", false, "give each preloaded entity its own random Data (barely compressible, like real data) instead of one repeated string")
 	fs.BoolVar(&c.List, "list", false, "list the workloads and exit")
 	fs.StringVar(&c.NullServerAddr, "null-server", "", "instead of benchmarking, serve canned Table responses on ADDR")
 	fs.DurationVar(&c.NullLifetime, "lifetime", 30*time.Minute, "with --null-server: stop after this long")
@@ -123,6 +137,7 @@ func (c *config) validate() error {
 	if c.workloads, err = selectWorkloads(c.WorkloadList); err != nil {
 		bad("--workloads: %w", err)
 	}
+	errs = append(errs, c.validateTable()...)
 	if c.Concurrency < 1 || c.Concurrency > maxConcurrency {
 		bad("--concurrency must be between 1 and %d", maxConcurrency)
 	}
@@ -133,7 +148,7 @@ func (c *config) validate() error {
 		bad("--preload must be between 0 and %d", maxPreload)
 	}
 	for _, w := range c.workloads {
-		if w.layout != layoutEmpty && c.Preload < 1 {
+		if (w.layout != layoutEmpty || c.PreloadOnly) && c.Preload < 1 {
 			bad("workload %s needs --preload of at least 1", w.name)
 			break
 		}
@@ -157,6 +172,69 @@ func (c *config) validate() error {
 		bad("--max-errors must be at least 1")
 	}
 	return errors.Join(errs...)
+}
+
+// validateTable checks the named-table flags. A named table has one layout, so every selected
+// workload must read that layout; workloads that insert new keys are refused because a kept
+// table would make a second run collide with the first.
+func (c *config) validateTable() []error {
+	var errs []error
+	if c.Table == "" {
+		if c.PreloadOnly || c.SkipPreload {
+			errs = append(errs, errors.New("--preload-only and --skip-preload need --table"))
+		}
+		return errs
+	}
+	if !validTableName(c.Table) {
+		errs = append(errs, fmt.Errorf("--table %q: want 3-63 letters and digits, starting with a letter", c.Table))
+	}
+	if c.PreloadOnly && c.SkipPreload {
+		errs = append(errs, errors.New("--preload-only and --skip-preload exclude each other"))
+	}
+	if c.PreloadOnly {
+		return errs // no workload runs
+	}
+	want := c.tableLayout()
+	for _, w := range c.workloads {
+		switch got := c.layoutOf(w); {
+		case got == layoutEmpty:
+			errs = append(errs, fmt.Errorf("workload %s inserts new entities: not with --table", w.name))
+		case got != want:
+			errs = append(errs, fmt.Errorf("workload %s pages one partition: with --table it needs --single-partition", w.name))
+		}
+	}
+	return errs
+}
+
+// tableLayout is the layout of a --table table.
+func (c *config) tableLayout() layout {
+	if c.SinglePartition {
+		return layoutPage
+	}
+	return layoutSpread
+}
+
+// layoutOf is the data layout workload w reads: its own, except that --single-partition moves
+// the spread workloads into the one partition.
+func (c *config) layoutOf(w workload) layout {
+	if c.SinglePartition && w.layout == layoutSpread {
+		return layoutPage
+	}
+	return w.layout
+}
+
+// validTableName applies Azure's table name rule: ^[A-Za-z][A-Za-z0-9]{2,62}$.
+func validTableName(s string) bool {
+	if len(s) < 3 || len(s) > 63 {
+		return false
+	}
+	for i, r := range s {
+		letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+		if !letter && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return true
 }
 
 func parseLoopbackConn(s string) (ConnInfo, error) {

@@ -10,7 +10,11 @@
 //     capped), a per-operation timeout, an error budget, and bounded paging loops. The null
 //     server stops when its context ends or its lifetime elapses.
 //   - Each workload runs in a fresh table that is deleted afterwards, so workloads do not see each
-//     other's data; preloading happens before the measured phase and is not measured.
+//     other's data; preloading happens before the measured phase and is not measured. The one
+//     exception is --table: a named table is loaded once (--preload-only, then measured as the
+//     "preload" workload) and kept, and later runs measure it as it is (--skip-preload), so a
+//     large table is loaded once for many measurements. Workloads that insert new keys are
+//     refused there, so a kept table never collides with an earlier run.
 //   - Latency statistics use a fixed-size log-linear histogram (relative error under 1/64), so
 //     memory does not grow with the operation count and histograms merge exactly.
 //   - No package-level mutable state: Main takes its arguments and writers, and builds its own

@@ -118,6 +118,41 @@ func TestEndToEndCompare(t *testing.T) {
 	}
 }
 
+// TestEndToEndNamedTable loads a kept table once (--preload-only), refuses to load it twice,
+// then measures it without loading (--skip-preload).
+func TestEndToEndNamedTable(t *testing.T) {
+	conn := startNull(t)
+	load := []string{"--conn", conn, "--label", "null", "--table", "Scale250", "--single-partition",
+		"--preload", "250", "--entity-size", "40", "--unique-data", "--concurrency", "3", "--json", "-"}
+	out, err := runMain(t, append(load, "--preload-only")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, _ := decodeLines(t, out)
+	if len(results) != 1 {
+		t.Fatalf("preload-only: %d results, want 1:\n%s", len(results), out)
+	}
+	if r := results[0]; r.Workload != "preload" || r.Ops != 3 || r.Entities != 250 || r.Errors != 0 || r.Concurrency != 3 {
+		t.Errorf("preload result: %+v", r)
+	}
+	if _, err := runMain(t, append(load, "--preload-only")...); err == nil || !strings.Contains(err.Error(), "TableAlreadyExists") {
+		t.Errorf("second load of a kept table: error %v, want TableAlreadyExists", err)
+	}
+	out, err = runMain(t, append(load, "--skip-preload", "--workloads", "page-partition,filter-scan,get", "--ops", "6")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, _ = decodeLines(t, out)
+	if len(results) != 3 {
+		t.Fatalf("skip-preload: %d results, want 3:\n%s", len(results), out)
+	}
+	for _, r := range results {
+		if r.Ops != 6 || r.Errors != 0 || r.FailedToRun != "" || r.Preload != 250 {
+			t.Errorf("%s: %+v", r.Workload, r)
+		}
+	}
+}
+
 func TestNullServerTableLifecycle(t *testing.T) {
 	h := NewNullHandler(NullConfig{})
 	steps := []struct {

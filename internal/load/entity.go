@@ -2,6 +2,7 @@ package load
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 )
@@ -19,6 +20,17 @@ const (
 // spreadKey returns the keys of preloaded entity i in the spread layout.
 func spreadKey(i int) (pk, rk string) {
 	return spreadPartition(i / preloadPerPartition), rowKey(i)
+}
+
+// pageKey returns the keys of preloaded entity i in the one-partition layout.
+func pageKey(i int) (pk, rk string) { return pagePartition, rowKey(i) }
+
+// keyFunc returns the key function of a preloaded layout.
+func keyFunc(l layout) func(i int) (pk, rk string) {
+	if l == layoutPage {
+		return pageKey
+	}
+	return spreadKey
 }
 
 func spreadPartition(p int) string { return fmt.Sprintf("p%05d", p) }
@@ -54,4 +66,25 @@ func payload(size int) string {
 		b.WriteByte(alphabet[(i*7+i/len(alphabet))%len(alphabet)])
 	}
 	return b.String()
+}
+
+// uniquePayload returns entity n's own Data of the given size: characters of a 64-letter
+// alphabet drawn from a generator seeded with n. No two entities share it and block compression
+// gets almost nothing out of it, so on-disk sizes are those of real data rather than of one
+// repeated string. Like payload, its JSON and UTF-16 lengths are both exactly size.
+func uniquePayload(size, n int) string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
+	src := rand.NewPCG(uint64(n), 0x7ab10)
+	b := make([]byte, size)
+	var bits uint64
+	left := 0
+	for i := range b {
+		if left == 0 {
+			bits, left = src.Uint64(), 10 // ten 6-bit draws per 64-bit word
+		}
+		b[i] = alphabet[bits&63]
+		bits >>= 6
+		left--
+	}
+	return string(b)
 }

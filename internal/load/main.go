@@ -122,16 +122,47 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error 
 		defer prog.stop()
 	}
 
+	emit := func(r *Result) error {
+		tableRow(table, r)
+		if jsonOut == nil {
+			return nil
+		}
+		return jsonLine(jsonOut, r)
+	}
+
 	tableHeader(table)
+	if cfg.Table != "" && !cfg.SkipPreload {
+		for _, t := range targets {
+			r := &Result{Target: t.label, Endpoint: t.conn.Endpoint, Workload: "preload",
+				Concurrency: preloadWorkers(cfg), EntitySize: cfg.EntitySize, Preload: cfg.Preload,
+				UniqueData: cfg.UniqueData, ServerPID: t.pid}
+			p, err := loadNamedTable(ctx, cfg, t, prog)
+			if ctx.Err() != nil {
+				return fmt.Errorf("bench interrupted: %w", ctx.Err())
+			}
+			if err != nil {
+				return fmt.Errorf("%s: table %s: %w", t.label, cfg.Table, err)
+			}
+			r.add(p)
+			r.finish()
+			if err := emit(r); err != nil {
+				return err
+			}
+		}
+		if cfg.PreloadOnly {
+			return nil
+		}
+	}
 	var ratios []Ratio
 	var failures []error
 	for _, wl := range cfg.workloads {
 		results := make([]*Result, len(targets))
 		for i, t := range targets {
 			results[i] = &Result{Target: t.label, Endpoint: t.conn.Endpoint, Workload: wl.name,
-				Concurrency: cfg.Concurrency, EntitySize: cfg.EntitySize, Preload: cfg.Preload, ServerPID: t.pid}
+				Concurrency: cfg.Concurrency, EntitySize: cfg.EntitySize, Preload: cfg.Preload,
+				UniqueData: cfg.UniqueData, ServerPID: t.pid}
 			if wl.layout == layoutEmpty {
-				results[i].Preload = 0
+				results[i].Preload, results[i].UniqueData = 0, false
 			}
 		}
 		for round := range cfg.Rounds {
@@ -161,11 +192,8 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error 
 		}
 		for _, r := range results {
 			r.finish()
-			tableRow(table, r)
-			if jsonOut != nil {
-				if err := jsonLine(jsonOut, r); err != nil {
-					return err
-				}
+			if err := emit(r); err != nil {
+				return err
 			}
 		}
 		if len(results) == 2 && results[0].FailedToRun == "" && results[1].FailedToRun == "" {

@@ -77,6 +77,30 @@ func TestParseBenchFlags(t *testing.T) {
 		},
 		{name: "preload needed", args: []string{"--conn", devConn, "--workloads", "get", "--preload", "0"}, wantErr: []string{"needs --preload"}},
 		{name: "stray argument", args: []string{"--conn", devConn, "extra"}, wantErr: []string{"unexpected argument"}},
+		{name: "table preload only", args: []string{"--conn", devConn, "--table", "Scale1", "--preload-only"}},
+		{
+			name: "table one partition",
+			args: []string{"--conn", devConn, "--table", "Scale1", "--single-partition", "--skip-preload",
+				"--workloads", "page-partition,filter-scan,get,upsert-merge,mixed"},
+		},
+		{name: "table spread", args: []string{"--conn", devConn, "--table", "abc", "--workloads", "get,filter-scan,mixed"}},
+		{name: "preload-only needs table", args: []string{"--conn", devConn, "--preload-only"}, wantErr: []string{"need --table"}},
+		{name: "skip-preload needs table", args: []string{"--conn", devConn, "--skip-preload"}, wantErr: []string{"need --table"}},
+		{
+			name:    "bad table name and both modes",
+			args:    []string{"--conn", devConn, "--table", "9x", "--preload-only", "--skip-preload"},
+			wantErr: []string{"--table \"9x\"", "exclude each other"},
+		},
+		{
+			name:    "table refuses inserts and mixed layouts",
+			args:    []string{"--conn", devConn, "--table", "Scale1", "--workloads", "batch-insert,page-partition,get"},
+			wantErr: []string{"batch-insert inserts new entities", "page-partition pages one partition"},
+		},
+		{
+			name:    "preload-only needs entities",
+			args:    []string{"--conn", devConn, "--table", "Scale1", "--preload-only", "--preload", "0"},
+			wantErr: []string{"needs --preload"},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,6 +120,41 @@ func TestParseBenchFlags(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestValidTableName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"abc": true, "A12": true, "Scale1000000": true, strings.Repeat("a", 63): true,
+		"ab": false, "1ab": false, "a-b": false, "a_b": false, "ab\u00e9": false, strings.Repeat("a", 64): false, "": false,
+	} {
+		if got := validTableName(name); got != want {
+			t.Errorf("validTableName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestKeyFuncLayouts(t *testing.T) {
+	if pk, rk := keyFunc(layoutPage)(12345); pk != pagePartition || rk != "r00012345" {
+		t.Errorf("page layout: %q %q", pk, rk)
+	}
+	if pk, rk := keyFunc(layoutSpread)(12345); pk != "p00123" || rk != "r00012345" {
+		t.Errorf("spread layout: %q %q", pk, rk)
+	}
+}
+
+func TestUniquePayload(t *testing.T) {
+	a, b := uniquePayload(1000, 1), uniquePayload(1000, 2)
+	if len(a) != 1000 || len(b) != 1000 || a == b || a != uniquePayload(1000, 1) {
+		t.Fatalf("want distinct, deterministic 1000-char payloads")
+	}
+	for _, c := range []byte(a + b) {
+		if !strings.ContainsRune("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_", rune(c)) {
+			t.Fatalf("payload byte %q needs JSON escaping", c)
+		}
+	}
+	if uniquePayload(0, 5) != "" {
+		t.Fatal("size 0: want empty")
 	}
 }
 

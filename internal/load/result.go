@@ -14,6 +14,7 @@ type Result struct {
 	Concurrency int     `json:"concurrency"`
 	EntitySize  int     `json:"entity_size"`
 	Preload     int     `json:"preload"`
+	UniqueData  bool    `json:"unique_data,omitempty"` // preloaded entities had their own random Data
 	Rounds      int     `json:"rounds"`
 	Ops         int64   `json:"ops"`
 	Entities    int64   `json:"entities"`

@@ -41,9 +41,12 @@ type live struct {
 	ops, errors atomic.Int64
 }
 
-// runWorkload creates a fresh table on t, preloads it, runs the measured phase and deletes the
-// table again.
+// runWorkload runs one workload on t. Without --table it creates a fresh table, preloads it,
+// measures and deletes the table again; with --table it measures the named table as it is.
 func runWorkload(ctx context.Context, cfg *config, t *target, wl workload, seed uint64, prog *progress) (phase, error) {
+	if cfg.Table != "" {
+		return measure(ctx, cfg, t, wl, t.svc.NewClient(cfg.Table), seed, prog)
+	}
 	table := tableName(wl.name, seed)
 	if err := withTimeout(ctx, cfg.OpTimeout, func(ctx context.Context) error {
 		_, err := t.svc.CreateTable(ctx, table, nil)
@@ -59,13 +62,26 @@ func runWorkload(ctx context.Context, cfg *config, t *target, wl workload, seed 
 		})
 	}()
 	client := t.svc.NewClient(table)
-	if wl.layout != layoutEmpty {
-		prog.set(wl.name, t.label+" preload", nil)
-		if err := preload(ctx, cfg, client, wl.layout); err != nil {
+	if l := cfg.layoutOf(wl); l != layoutEmpty {
+		unmeasured := *t
+		unmeasured.pid = 0 // this preload is not reported, so it must not fail on CPU accounting
+		if _, err := preload(ctx, cfg, &unmeasured, client, l, prog); err != nil {
 			return phase{}, fmt.Errorf("preload %s: %w", table, err)
 		}
 	}
 	return measure(ctx, cfg, t, wl, client, seed, prog)
+}
+
+// loadNamedTable creates the --table table on t (it must not exist yet) and fills it; the phase
+// measures the load.
+func loadNamedTable(ctx context.Context, cfg *config, t *target, prog *progress) (phase, error) {
+	if err := withTimeout(ctx, cfg.OpTimeout, func(ctx context.Context) error {
+		_, err := t.svc.CreateTable(ctx, cfg.Table, nil)
+		return err
+	}); err != nil {
+		return phase{}, fmt.Errorf("create table %s (to measure an already loaded table, add --skip-preload): %s", cfg.Table, describeError(err))
+	}
+	return preload(ctx, cfg, t, t.svc.NewClient(cfg.Table), cfg.tableLayout(), prog)
 }
 
 // measure runs cfg.Concurrency workers until the op count, the duration, the error budget or ctx
@@ -95,7 +111,7 @@ func measure(ctx context.Context, cfg *config, t *target, wl workload, client *a
 			defer wg.Done()
 			w := &worker{
 				id: id, rng: rand.New(rand.NewPCG(seed, uint64(id))), client: client,
-				preload: cfg.Preload, data: data,
+				preload: cfg.Preload, key: keyFunc(cfg.layoutOf(wl)), data: data,
 			}
 			var (
 				h               Histogram
@@ -166,55 +182,55 @@ func serverCPU(pid int) (time.Duration, error) {
 	return ReadProcessCPU(pid)
 }
 
-// preload fills the table for layoutSpread or layoutPage using 100-entity transactions, several
-// in flight at once. It is not measured.
-func preload(ctx context.Context, cfg *config, client *aztables.Client, l layout) error {
-	data := payload(cfg.EntitySize)
+// preload fills client's table with cfg.Preload entities of layout l in batchSize-entity
+// transactions, several in flight, and returns the phase measuring it (one op = one
+// transaction). It stops at the first failed transaction.
+func preload(ctx context.Context, cfg *config, t *target, client *aztables.Client, l layout, prog *progress) (phase, error) {
 	batches := (cfg.Preload + batchSize - 1) / batchSize
-	var (
-		next atomic.Int64
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-	)
-	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	for range min(max(cfg.Concurrency, 4), 16, batches) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for pctx.Err() == nil {
-				b := int(next.Add(1) - 1)
-				if b >= batches {
-					return
-				}
-				var actions []aztables.TransactionAction
-				for i := b * batchSize; i < min((b+1)*batchSize, cfg.Preload); i++ {
-					pk, rk := spreadKey(i)
-					if l == layoutPage {
-						pk = pagePartition
-					}
-					actions = append(actions, aztables.TransactionAction{ActionType: aztables.TransactionTypeAdd, Entity: entityJSON(pk, rk, i, data)})
-				}
-				err := withTimeout(pctx, cfg.OpTimeout, func(ctx context.Context) error {
-					_, err := client.SubmitTransaction(ctx, actions, nil)
-					return err
-				})
-				if err != nil {
-					mu.Lock()
-					errs = append(errs, fmt.Errorf("batch %d: %w", b, err))
-					mu.Unlock()
-					cancel()
-					return
-				}
+	if batches == 0 {
+		return phase{}, nil
+	}
+	pc := *cfg
+	pc.Ops, pc.Duration, pc.MaxErrors = int64(batches), 0, 1
+	pc.Concurrency = preloadWorkers(cfg)
+	p, err := measure(ctx, &pc, t, preloadWorkload(cfg.Preload, l, cfg.UniqueData), client, 0, prog)
+	if err == nil && p.errors > 0 {
+		err = fmt.Errorf("batch insert: %s", p.firstErr)
+	}
+	return p, err
+}
+
+// preloadWorkers is how many transactions preload keeps in flight.
+func preloadWorkers(cfg *config) int {
+	batches := (cfg.Preload + batchSize - 1) / batchSize
+	return min(max(cfg.Concurrency, 4), 16, batches)
+}
+
+// preloadWorkload inserts preloaded entities [0, n) of layout l: op k (counted across all
+// workers) inserts entities [k*batchSize, (k+1)*batchSize) in one transaction. The caller bounds
+// the ops to ceil(n/batchSize). unique gives each entity its own Data (uniquePayload).
+func preloadWorkload(n int, l layout, unique bool) workload {
+	var next atomic.Int64
+	key := keyFunc(l)
+	return workload{name: "preload", summary: "load the table in 100-entity transactions", layout: l,
+		op: func(ctx context.Context, w *worker) (int, error) {
+			lo := int(next.Add(1)-1) * batchSize
+			hi := min(lo+batchSize, n)
+			if lo >= hi {
+				return 0, nil
 			}
-		}()
-	}
-	wg.Wait()
-	if len(errs) > 0 {
-		return errs[0]
-	}
-	return ctx.Err()
+			actions := make([]aztables.TransactionAction, 0, hi-lo)
+			for i := lo; i < hi; i++ {
+				pk, rk := key(i)
+				data := w.data
+				if unique {
+					data = uniquePayload(len(w.data), i)
+				}
+				actions = append(actions, aztables.TransactionAction{ActionType: aztables.TransactionTypeAdd, Entity: entityJSON(pk, rk, i, data)})
+			}
+			_, err := w.client.SubmitTransaction(ctx, actions, nil)
+			return hi - lo, err
+		}}
 }
 
 func withTimeout(ctx context.Context, d time.Duration, f func(context.Context) error) error {

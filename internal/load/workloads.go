@@ -40,9 +40,10 @@ type worker struct {
 	id      int
 	rng     *rand.Rand
 	client  *aztables.Client
-	preload int    // entities preloaded in the table
-	data    string // Data property of written entities
-	seq     int    // operations issued by this worker, for unique row keys
+	preload int                         // entities preloaded in the table
+	key     func(i int) (pk, rk string) // keys of preloaded entity i
+	data    string                      // Data property of written entities
+	seq     int                         // operations issued by this worker, for unique row keys
 	nextPK  *string
 	nextRK  *string // page-partition continuation; nil means start over
 }
@@ -119,14 +120,14 @@ func opInsertManyPK(ctx context.Context, w *worker) (int, error) {
 }
 
 func opGet(ctx context.Context, w *worker) (int, error) {
-	pk, rk := spreadKey(w.rng.IntN(w.preload))
+	pk, rk := w.key(w.rng.IntN(w.preload))
 	_, err := w.client.GetEntity(ctx, pk, rk, nil)
 	return 1, err
 }
 
 func opUpsertMerge(ctx context.Context, w *worker) (int, error) {
 	i := w.rng.IntN(w.preload)
-	pk, rk := spreadKey(i)
+	pk, rk := w.key(i)
 	w.seq++
 	_, err := w.client.UpsertEntity(ctx, entityJSON(pk, rk, i, w.data), &aztables.UpsertEntityOptions{UpdateMode: aztables.UpdateModeMerge})
 	return 1, err
@@ -179,7 +180,7 @@ func opFilterScan(ctx context.Context, w *worker) (int, error) {
 }
 
 func opRangeQuery(ctx context.Context, w *worker) (int, error) {
-	pk, rk := spreadKey(w.rng.IntN(w.preload))
+	pk, rk := w.key(w.rng.IntN(w.preload))
 	filter := "PartitionKey eq " + quoteLiteral(pk) + " and RowKey ge " + quoteLiteral(rk)
 	pager := w.client.NewListEntitiesPager(&aztables.ListEntitiesOptions{Filter: &filter, Top: to.Ptr[int32](rangeQueryTop)})
 	page, err := pager.NextPage(ctx)

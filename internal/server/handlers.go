@@ -146,11 +146,7 @@ func (s *Server) queryTables(c *call) (*reply, error) {
 // appendTable appends one table object at the call's metadata level.
 func (s *Server) appendTable(b []byte, c *call, name string, single bool) []byte {
 	base := c.baseURL()
-	if single {
-		b = append(b, '{')
-	} else {
-		b = append(b, '{')
-	}
+	b = append(b, '{')
 	first := true
 	member := func(k, v string) {
 		if !first {

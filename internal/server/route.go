@@ -194,7 +194,7 @@ func route(method string, c *call) (operation, error) {
 	return 0, azerr.New(azerr.InvalidURI)
 }
 
-// preferNoContent reports Prefer: return-no-content; preferContent reports return-content.
+// preferValue returns the Prefer header's return-no-content or return-content, or "".
 func preferValue(h http.Header) string {
 	for _, v := range h.Values("Prefer") {
 		for _, p := range strings.Split(v, ",") {
