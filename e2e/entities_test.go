@@ -389,6 +389,12 @@ func TestMetadataLevelsGolden(t *testing.T) {
 	if got != w {
 		t.Errorf("$select:\n got %s\nwant %s", got, w)
 	}
+	// The same on a query: '&' is not HTML-escaped in odata.metadata.
+	_, _, got = ts.do(t, "GET", "/"+name+"()?$select=Age", nil, "")
+	w = `{"odata.metadata":"` + base + `/$metadata#` + name + `&$select=Age","value":[{"odata.etag":"` + ej + `","Age":23}]}`
+	if got != w {
+		t.Errorf("query $select:\n got %s\nwant %s", got, w)
+	}
 }
 
 func TestConcurrentETagRaceHasOneWinner(t *testing.T) {

@@ -35,7 +35,7 @@ func AppendJSON(dst []byte, e *Entity, o EncodeOptions) []byte {
 	if o.Level != NoMetadata {
 		if o.Metadata != "" {
 			w.key("odata.metadata")
-			w.b = appendString(w.b, o.Metadata)
+			w.b = AppendJSONString(w.b, o.Metadata)
 		}
 		if o.Level == FullMetadata {
 			w.key("odata.type")
@@ -117,7 +117,7 @@ func (w *objectWriter) key(name string) {
 		w.b = append(w.b, ',')
 	}
 	w.n++
-	w.b = appendString(w.b, name)
+	w.b = AppendJSONString(w.b, name)
 	w.b = append(w.b, ':')
 }
 
@@ -136,11 +136,11 @@ func (w *objectWriter) annotation(name string, t Type) {
 func (w *objectWriter) system(e *Entity, level MetadataLevel, pk, rk, ts bool) {
 	if pk {
 		w.key("PartitionKey")
-		w.b = appendString(w.b, e.PartitionKey)
+		w.b = AppendJSONString(w.b, e.PartitionKey)
 	}
 	if rk {
 		w.key("RowKey")
-		w.b = appendString(w.b, e.RowKey)
+		w.b = AppendJSONString(w.b, e.RowKey)
 	}
 	if ts {
 		if level == FullMetadata {
@@ -176,7 +176,7 @@ func needsAnnotation(v Value) bool {
 func appendValue(dst []byte, v Value) []byte {
 	switch v.Type {
 	case String, Guid:
-		return appendString(dst, v.S)
+		return AppendJSONString(dst, v.S)
 	case Boolean:
 		if v.Bool() {
 			return append(dst, "true"...)
@@ -236,8 +236,8 @@ func appendDouble(dst []byte, f float64) []byte {
 	return append(dst, '.', '0')
 }
 
-// appendString writes s as a quoted JSON string.
-func appendString(dst []byte, s string) []byte {
+// AppendJSONString appends s as a JSON string literal (no HTML escaping: '&' stays '&').
+func AppendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	dst = appendStringContent(dst, s)
 	return append(dst, '"')

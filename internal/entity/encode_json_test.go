@@ -199,7 +199,7 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 		if err := enc.Encode(s); err != nil {
 			t.Fatal(err)
 		}
-		got := appendString(nil, s)
+		got := AppendJSONString(nil, s)
 		if string(got) != strings.TrimSuffix(want.String(), "\n") {
 			t.Errorf("%q: got %s want %s", s, got, want.String())
 		}

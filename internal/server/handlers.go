@@ -488,13 +488,7 @@ func appendInt(b []byte, n int) []byte {
 
 // ---- wire helpers ----
 
-func appendJSONString(b []byte, s string) []byte {
-	q, err := json.Marshal(s)
-	if err != nil {
-		return append(b, `""`...)
-	}
-	return append(b, q...)
-}
+func appendJSONString(b []byte, s string) []byte { return entity.AppendJSONString(b, s) }
 
 func appendJSONError(b []byte, code, msg string) []byte {
 	b = append(b, `{"odata.error":{"code":`...)

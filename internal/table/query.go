@@ -91,31 +91,45 @@ func (s *Service) QueryEntities(ctx context.Context, account, tableName string, 
 		return errStopScan
 	}
 	var afterLast []byte // key following the last visited entity, when visit asked to stop
+	// An entity in the spans matches the filter iff it satisfies the plan's residual.
+	residual := plan.Residual
+	row := &scanRow{} // reused for every entity: filtering allocates nothing per entity
 	for _, sp := range spans {
 		err := s.st.Scan(ctx, sp.Start, sp.End, func(k, v []byte) (bool, error) {
 			if afterLast != nil {
 				// visit ended the page: the next existing key is where to resume.
 				return false, stopAt(k)
 			}
-			if info.Scanned&63 == 63 && time.Now().After(deadline) {
-				return false, stopAt(k)
+			if info.Scanned&63 == 63 {
+				if err := ctx.Err(); err != nil {
+					return false, err
+				}
+				if time.Now().After(deadline) {
+					return false, stopAt(k)
+				}
 			}
 			info.Scanned++
-			_, pk, rk, err := keys.DecodeEntity(k)
+			raw, err := entity.NewRaw(v, "", "")
 			if err != nil {
 				return false, err
 			}
-			raw, err := entity.NewRaw(v, pk, rk)
-			if err != nil {
-				return false, err
-			}
-			if q.Filter != nil && !q.Filter.Eval(raw) {
-				return true, nil
+			if residual != nil {
+				// Keys are decoded only if the filter reads them.
+				*row = scanRow{key: k, raw: raw}
+				if !residual.Eval(row) {
+					return true, nil
+				}
 			}
 			if info.Returned == limit {
 				return false, stopAt(k)
 			}
-			e, err := raw.Decode()
+			pk, rk := row.pk, row.rk
+			if residual == nil || !row.decoded || row.bad {
+				if _, pk, rk, err = keys.DecodeEntity(k); err != nil {
+					return false, err
+				}
+			}
+			e, err := entity.DecodeBinary(v, pk, rk)
 			if err != nil {
 				return false, err
 			}
@@ -136,6 +150,37 @@ func (s *Service) QueryEntities(ctx context.Context, account, tableName string, 
 		}
 	}
 	return info, nil
+}
+
+// scanRow is what a filter reads during a scan: the stored entity through its lazy reader,
+// with PartitionKey and RowKey decoded from the key only when asked for. It is valid only
+// inside the Scan callback that filled it.
+type scanRow struct {
+	key          []byte
+	raw          entity.Raw
+	decoded, bad bool
+	pk, rk       string
+}
+
+// Get implements query.Getter. A corrupt key reads as missing keys (the entity is then
+// rejected by any key comparison, and decoding it for the response reports the corruption).
+func (r *scanRow) Get(name string) (entity.Value, bool) {
+	switch name {
+	case "PartitionKey", "RowKey":
+		if !r.decoded {
+			var err error
+			_, r.pk, r.rk, err = keys.DecodeEntity(r.key)
+			r.decoded, r.bad = true, err != nil
+		}
+		if r.bad {
+			return entity.Value{}, false
+		}
+		if name == "PartitionKey" {
+			return entity.StringValue(r.pk), true
+		}
+		return entity.StringValue(r.rk), true
+	}
+	return r.raw.Get(name)
 }
 
 // clipSpans intersects every span with r, dropping empty results.
