@@ -30,9 +30,9 @@ func (s *Server) batch(c *call) (*reply, error) {
 		return nil, err
 	}
 	req, err := batch.Parse(c.r.Header.Get("Content-Type"), body, batch.Limits{})
-	var opErr *batch.OpError
-	if errors.As(err, &opErr) {
-		return s.batchFailure(c, opErr.Index, opErr.Err), nil
+	var parseErr *batch.OpError
+	if errors.As(err, &parseErr) {
+		return s.batchFailure(c, parseErr.Index, parseErr.Err), nil
 	}
 	if err != nil {
 		return nil, err
@@ -40,26 +40,39 @@ func (s *Server) batch(c *call) (*reply, error) {
 	if req.Retrieve {
 		return s.batchRetrieve(c, req)
 	}
-	ops := make([]batchOp, len(req.Operations))
+	ops := make([]batchOp, 0, len(req.Operations))
+	tops := make([]table.Op, 0, len(req.Operations))
 	tableName := ""
+	var opErr error // the first operation that cannot be decoded, at index len(ops)
 	for i := range req.Operations {
 		bo, err := s.decodeBatchOp(c, &req.Operations[i])
+		if err == nil && tableName != "" && !strings.EqualFold(tableName, bo.res.table) {
+			err = azerr.Newf(azerr.InvalidInput, "All operations in a batch must address the same table.")
+		}
 		if err != nil {
-			return s.batchFailure(c, i, err), nil
+			opErr = err
+			break
 		}
-		if tableName == "" {
-			tableName = bo.res.table
-		} else if !strings.EqualFold(tableName, bo.res.table) {
-			return s.batchFailure(c, i, azerr.Newf(azerr.InvalidInput, "All operations in a batch must address the same table.")), nil
+		tableName = bo.res.table
+		ops = append(ops, bo)
+		tops = append(tops, bo.op)
+	}
+	// Report the lowest failing index: a partition or duplicate-row violation among the
+	// operations before the undecodable one comes first.
+	if len(tops) > 0 {
+		if err := table.CheckBatchShape(tops); err != nil {
+			var be *table.BatchError
+			if errors.As(err, &be) {
+				return s.batchFailure(c, be.Index, be.Err), nil
+			}
+			return nil, err
 		}
-		ops[i] = bo
+	}
+	if opErr != nil {
+		return s.batchFailure(c, len(ops), opErr), nil
 	}
 	subs := make([]batch.SubResponse, len(ops))
 	if len(ops) > 0 {
-		tops := make([]table.Op, len(ops))
-		for i := range ops {
-			tops[i] = ops[i].op
-		}
 		results, err := s.svc.Batch(c.r.Context(), c.account, tableName, tops)
 		if err != nil {
 			var be *table.BatchError
@@ -80,17 +93,22 @@ func (s *Server) batch(c *call) (*reply, error) {
 	})
 }
 
+// batchAccountPrefix is the path-style account segment the outer request used, which
+// absolute sub-request URLs repeat: "/{account}" or "/{account}-secondary"; "" in host style.
+func batchAccountPrefix(c *call) string {
+	if !c.pathStyle {
+		return ""
+	}
+	if c.secondary {
+		return "/" + c.account + "-secondary"
+	}
+	return "/" + c.account
+}
+
 // decodeBatchOp routes, authorizes and decodes one sub-request through the same code as the
 // stand-alone operations.
 func (s *Server) decodeBatchOp(c *call, bop *batch.Operation) (batchOp, error) {
-	prefix := ""
-	if c.pathStyle {
-		prefix = "/" + c.account
-		if c.secondary {
-			prefix += "-secondary"
-		}
-	}
-	rawPath, rawQuery, err := bop.PathAndQuery(prefix)
+	rawPath, rawQuery, err := bop.PathAndQuery(batchAccountPrefix(c))
 	if err != nil {
 		return batchOp{}, err
 	}
@@ -201,12 +219,8 @@ func (s *Server) batchReply(c *call, write func(w *bytes.Buffer, outer string) e
 // batchRetrieve answers the legacy single-GET batch.
 func (s *Server) batchRetrieve(c *call, req *batch.Request) (*reply, error) {
 	bop := &req.Operations[0]
-	prefix := ""
-	if c.pathStyle {
-		prefix = "/" + c.account
-	}
 	sub, err := func() (batch.SubResponse, error) {
-		rawPath, rawQuery, err := bop.PathAndQuery(prefix)
+		rawPath, rawQuery, err := bop.PathAndQuery(batchAccountPrefix(c))
 		if err != nil {
 			return batch.SubResponse{}, err
 		}

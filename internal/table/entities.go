@@ -119,7 +119,7 @@ func (s *Service) Batch(ctx context.Context, account, tableName string, ops []Op
 	if len(ops) == 0 {
 		return nil, nil
 	}
-	if err := checkBatchShape(ops); err != nil {
+	if err := CheckBatchShape(ops); err != nil {
 		return nil, err
 	}
 	t, err := s.lookupTable(ctx, account, tableName)
@@ -153,10 +153,11 @@ func (s *Service) Batch(ctx context.Context, account, tableName string, ops []Op
 // MaxBatchOps is Azure's limit on operations in one entity group transaction.
 const MaxBatchOps = 100
 
-// checkBatchShape applies the batch rules that need no data: size, one partition, each
+// CheckBatchShape applies the batch rules that need no data (Batch applies them too; the
+// server calls it early to report the lowest failing index): size, one partition, each
 // entity at most once. Indexes follow Azure: the first op in another partition, the second
 // occurrence of an entity.
-func checkBatchShape(ops []Op) error {
+func CheckBatchShape(ops []Op) error {
 	if len(ops) > MaxBatchOps {
 		return &BatchError{Index: MaxBatchOps - 1, Err: azerr.Newf(azerr.InvalidInput,
 			"The batch request operation exceeds the maximum %d changes per change set.", MaxBatchOps)}

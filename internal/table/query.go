@@ -56,6 +56,9 @@ type PageInfo struct {
 	Next *Continuation
 }
 
+// maxLookahead bounds how many entities a full page scans in search of the next match.
+const maxLookahead = 1000
+
 // errStopScan ends a scan early; it never leaves this package.
 var errStopScan = errors.New("table: stop scan")
 
@@ -91,6 +94,7 @@ func (s *Service) QueryEntities(ctx context.Context, account, tableName string, 
 		return errStopScan
 	}
 	var afterLast []byte // key following the last visited entity, when visit asked to stop
+	lookahead := 0       // entities scanned after the page filled up
 	// An entity in the spans matches the filter iff it satisfies the plan's residual.
 	residual := plan.Residual
 	row := &scanRow{} // reused for every entity: filtering allocates nothing per entity
@@ -109,6 +113,15 @@ func (s *Service) QueryEntities(ctx context.Context, account, tableName string, 
 				}
 			}
 			info.Scanned++
+			if info.Returned == limit {
+				// The page is full; look a little further for another match so that the last
+				// page carries no continuation, but never scan on unboundedly for a
+				// selective filter: then resume here (the next page may come back empty).
+				lookahead++
+				if lookahead > maxLookahead {
+					return false, stopAt(k)
+				}
+			}
 			raw, err := entity.NewRaw(v, "", "")
 			if err != nil {
 				return false, err
