@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"io"
 	"log/slog"
 	"slices"
 	"sync"
@@ -109,7 +110,11 @@ func (d *DB) Get(ctx context.Context, key []byte) ([]byte, error) {
 		return nil, store.ErrClosed
 	}
 	defer d.inflight.RUnlock()
-	v, closer, err := d.db.Get(key)
+	return copyValue(d.db.Get(key))
+}
+
+// copyValue turns a Pebble Get result into a caller-owned copy or a store error.
+func copyValue(v []byte, closer io.Closer, err error) ([]byte, error) {
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, store.ErrNotFound
 	}
@@ -261,18 +266,7 @@ func (d *DB) lock(locks []store.Lock) func() {
 
 type txn struct{ b *pebble.Batch }
 
-func (t txn) Get(key []byte) ([]byte, error) {
-	v, closer, err := t.b.Get(key)
-	if errors.Is(err, pebble.ErrNotFound) {
-		return nil, store.ErrNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("pebble: txn get: %w", err)
-	}
-	out := bytes.Clone(v)
-	closer.Close()
-	return out, nil
-}
+func (t txn) Get(key []byte) ([]byte, error) { return copyValue(t.b.Get(key)) }
 
 func (t txn) Set(key, value []byte) error         { return t.b.Set(key, value, nil) }
 func (t txn) Delete(key []byte) error             { return t.b.Delete(key, nil) }
