@@ -66,6 +66,9 @@ func (s *Server) dispatch(c *call, op operation, method string) error {
 		return err
 	}
 	s.write(c, rp)
+	if rp.release != nil {
+		rp.release()
+	}
 	return nil
 }
 
@@ -421,8 +424,8 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 	}
 	q.Bounds = sasBounds(c)
 	o := s.encodeOptions(c, c.res.table, sel)
-	b := make([]byte, 0, 4096)
-	b = append(b, '{')
+	buf := s.pages.get()
+	b := append(buf.b[:0], '{')
 	if c.level != entity.NoMetadata {
 		md := c.baseURL() + "/$metadata#" + c.res.table
 		if sel != nil {
@@ -453,7 +456,8 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 	}
 	h.Set("x-tablo-query-plan", planHeader(info))
 	s.log.Debug("query", "request_id", c.requestID, "plan", info.Plan, "scanned", info.Scanned, "returned", info.Returned)
-	return &reply{status: http.StatusOK, header: h, body: b}, nil
+	buf.b = b
+	return &reply{status: http.StatusOK, header: h, body: b, release: func() { s.pages.put(buf) }}, nil
 }
 
 func planHeader(info table.PageInfo) string {

@@ -48,6 +48,8 @@ type Server struct {
 	idPrefix string
 	idSeq    atomic.Uint64
 	date     atomic.Pointer[cachedDate]
+	// pages recycles query response buffers, which grow to ~1 MB for a page of 1 KiB entities.
+	pages bufferPool
 }
 
 // New returns a Server.
@@ -332,6 +334,8 @@ type reply struct {
 	status int
 	header http.Header
 	body   []byte
+	// release, when set, is called once the body has been written (pooled buffers).
+	release func()
 }
 
 func (s *Server) write(c *call, rp *reply) {

@@ -1,0 +1,25 @@
+package server
+
+import "sync"
+
+// maxPooledBuffer caps the buffers kept for reuse, so one huge page does not pin its memory.
+const maxPooledBuffer = 4 << 20
+
+// pageBuffer is a reusable response buffer.
+type pageBuffer struct{ b []byte }
+
+// bufferPool recycles response buffers between requests. The zero value is ready to use.
+type bufferPool struct{ p sync.Pool }
+
+func (bp *bufferPool) get() *pageBuffer {
+	if b, ok := bp.p.Get().(*pageBuffer); ok {
+		return b
+	}
+	return &pageBuffer{b: make([]byte, 0, 64<<10)}
+}
+
+func (bp *bufferPool) put(b *pageBuffer) {
+	if cap(b.b) <= maxPooledBuffer {
+		bp.p.Put(b)
+	}
+}
