@@ -8,7 +8,7 @@
 #
 # Environment knobs (defaults keep the whole run to a few minutes on 2 cores):
 #   BENCH_OPS=20000 BENCH_DURATION=4s BENCH_PRELOAD=5000 BENCH_CONCURRENCY="1 16"
-#   BENCH_ENTITY_SIZE=256 BENCH_OUT=docs/benchmarks.md
+#   BENCH_ENTITY_SIZE=256 BENCH_WORKLOADS=all BENCH_OUT=docs/benchmarks.md
 #   AZURITE_PORT=10102 TABLO_PORT=10302 NULL_PORT=10202
 set -euo pipefail
 
@@ -21,6 +21,7 @@ DURATION=${BENCH_DURATION:-4s}
 PRELOAD=${BENCH_PRELOAD:-5000}
 CONCURRENCY=${BENCH_CONCURRENCY:-"1 16"}
 ENTITY_SIZE=${BENCH_ENTITY_SIZE:-256}
+WORKLOADS=${BENCH_WORKLOADS:-all}
 OUT=${BENCH_OUT:-docs/benchmarks.md}
 AZURITE_PORT=${AZURITE_PORT:-10102}
 TABLO_PORT=${TABLO_PORT:-10302}
@@ -117,7 +118,7 @@ NULL_CMD="$BENCH_NAME ${NULL_ARGS[*]}"
 
 # --- the runs -----------------------------------------------------------------------------------
 RESULTS="$WORK/results.jsonl"
-COMMON=(--ops "$OPS" --duration "$DURATION" --preload "$PRELOAD" --entity-size "$ENTITY_SIZE" --json "$RESULTS")
+COMMON=(--ops "$OPS" --duration "$DURATION" --preload "$PRELOAD" --entity-size "$ENTITY_SIZE" --workloads "$WORKLOADS" --json "$RESULTS")
 START=$(date +%s)
 for c in $CONCURRENCY; do
 	log "concurrency $c: null server"
