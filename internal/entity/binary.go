@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // Storage encoding of an entity (the engine value; the keys live in the engine key):
@@ -83,7 +84,7 @@ func DecodeBinary(b []byte, pk, rk string) (*Entity, error) {
 		if !ok {
 			return nil, r.fail("property name")
 		}
-		v, ok := r.value(arena, base)
+		v, ok := r.value(arena, base, false)
 		if !ok {
 			return nil, r.fail("property value")
 		}
@@ -152,7 +153,9 @@ func (r *reader) fixed(n int) ([]byte, bool) {
 
 // value reads a type byte and payload. String payloads are taken from arena, a string copy
 // of b starting at offset base; with an empty arena they are copied individually.
-func (r *reader) value(arena string, base int) (Value, bool) {
+// value decodes one type byte and payload. Strings come from arena (when set) or are copied;
+// with borrow, strings and binaries alias r.b instead (see Raw.View).
+func (r *reader) value(arena string, base int, borrow bool) (Value, bool) {
 	tb, ok := r.fixed(1)
 	if !ok {
 		return Value{}, false
@@ -194,6 +197,8 @@ func (r *reader) value(arena string, base int) (Value, bool) {
 		case s == e:
 		case arena != "":
 			str = arena[s-base : e-base]
+		case borrow:
+			str = unsafe.String(&r.b[s], e-s)
 		default:
 			str = string(r.b[s:e])
 		}
@@ -202,6 +207,9 @@ func (r *reader) value(arena string, base int) (Value, bool) {
 		s, e, ok := r.bytes()
 		if !ok {
 			return Value{}, false
+		}
+		if borrow {
+			return BinaryValue(r.b[s:e:e]), true
 		}
 		return BinaryValue(append([]byte(nil), r.b[s:e]...)), true
 	}

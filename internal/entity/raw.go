@@ -37,8 +37,15 @@ func (r Raw) Timestamp() int64 {
 	return int64(binary.LittleEndian.Uint64(r.b[1:9]))
 }
 
-// Get returns the named property like Entity.Get.
-func (r Raw) Get(name string) (Value, bool) {
+// Get returns the named property like Entity.Get; the value is a copy.
+func (r Raw) Get(name string) (Value, bool) { return r.get(name, false) }
+
+// View is Get without copying: String, Guid and Binary values alias the Raw's buffer and are
+// valid only as long as it is. Filters use it to compare values in place during a scan,
+// without an allocation per entity.
+func (r Raw) View(name string) (Value, bool) { return r.get(name, true) }
+
+func (r Raw) get(name string, borrow bool) (Value, bool) {
 	switch name {
 	case "PartitionKey":
 		return StringValue(r.pk), true
@@ -58,7 +65,7 @@ func (r Raw) Get(name string) (Value, bool) {
 			return Value{}, false
 		}
 		if string(rd.b[s:e]) == name {
-			return rd.value("", 0)
+			return rd.value("", 0, borrow)
 		}
 		if !rd.skipValue() {
 			return Value{}, false

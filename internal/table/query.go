@@ -193,7 +193,7 @@ func (r *scanRow) Get(name string) (entity.Value, bool) {
 		}
 		return entity.StringValue(r.rk), true
 	}
-	return r.raw.Get(name)
+	return r.raw.View(name) // compared in place, never retained by the filter
 }
 
 // clipSpans intersects every span with r, dropping empty results.
