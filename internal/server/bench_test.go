@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -19,6 +20,8 @@ import (
 
 // newBenchServer returns the Table service's handler over a durable on-disk engine.
 func newBenchServer(b *testing.B) http.Handler {
+	// Mirror cmd/tablo's GC target so allocation costs are weighed as in production.
+	b.Cleanup(func(old int) func() { return func() { debug.SetGCPercent(old) } }(debug.SetGCPercent(400)))
 	db, err := pebblestore.Open(pebblestore.Options{Dir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
@@ -113,4 +116,37 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkBatchInsert measures one entity group transaction of 100 inserts per op.
+func BenchmarkBatchInsert(b *testing.B) {
+	h := newBenchServer(b)
+	var seq atomic.Int64
+	body := func(n int64) string {
+		var sb strings.Builder
+		sb.WriteString("--batch_b\r\nContent-Type: multipart/mixed; boundary=changeset_c\r\n\r\n")
+		for i := range 100 {
+			sb.WriteString("--changeset_c\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n")
+			sb.WriteString("POST http://127.0.0.1:10002/devstoreaccount1/bench HTTP/1.1\r\nAccept: application/json;odata=minimalmetadata\r\nContent-Type: application/json\r\nPrefer: return-no-content\r\nDataServiceVersion: 3.0\r\n\r\n")
+			fmt.Fprintf(&sb, `{"PartitionKey":"b%d","RowKey":"r%03d"`, n, i)
+			sb.WriteString(benchEntity + "\r\n")
+		}
+		sb.WriteString("--changeset_c--\r\n--batch_b--\r\n")
+		return sb.String()
+	}
+	b.SetParallelism(4)
+	b.ReportAllocs()
+	cpu0 := processCPU()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			r := signed("POST", "/devstoreaccount1/$batch", body(seq.Add(1)), map[string]string{"Content-Type": "multipart/mixed; boundary=batch_b"})
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			if rec.Code != 202 || strings.Contains(rec.Body.String(), "odata.error") {
+				b.Fatalf("batch: %d %s", rec.Code, rec.Body)
+			}
+		}
+	})
+	b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/float64(b.N*100), "cpu-ns/entity")
 }

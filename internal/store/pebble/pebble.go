@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/tablo/tablo/internal/store"
@@ -92,6 +93,9 @@ func Open(o Options) (*DB, error) {
 	// entities, 2.5x the filtered-scan and 1.2-1.3x the paging entities per CPU-second, point
 	// gets unchanged (docs/scale.md). Later levels inherit L0's block size.
 	opts.Levels[0].BlockSize = dataBlockSize
+	// Every write reads its key first (insert must not exist, ETags must match); a Bloom
+	// filter lets that read skip sstables that cannot hold the key instead of searching them.
+	opts.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
 	dir := o.Dir
 	switch {
 	case o.FS != nil:
