@@ -12,6 +12,8 @@
 //     break, fails only with *azerr.Error values, and what it returns passes CheckLimits.
 //   - AppendJSON at minimal or full metadata writes what DecodeJSON reads back as the same
 //     Entity, bit for bit (a body Timestamp is ignored, so only Timestamp is not carried).
+//   - AppendJSONRaw writes a stored entity's JSON without decoding it, byte for byte what
+//     AppendJSON writes for the decoded Entity, and fails exactly when DecodeBinary would.
 //   - AppendBinary/DecodeBinary round-trip any Entity exactly (NaN payloads and -0 too).
 //     DecodeBinary and Raw never panic on corrupt bytes; they report ErrCorrupt instead.
 //   - The encoders do not allocate beyond growing dst; decoders allocate a few times per

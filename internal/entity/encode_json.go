@@ -30,7 +30,29 @@ type EncodeOptions struct {
 // Timestamp, then custom properties in stored order. Int64, DateTime, Guid, Binary and
 // non-finite Double values carry an @odata.type annotation before the value except at
 // nometadata; Timestamp is annotated only at fullmetadata.
+//
+// AppendJSONRaw writes the same bytes from the stored form; both share beginObject and
+// objectWriter, and differ only in how they find the custom properties.
 func AppendJSON(dst []byte, e *Entity, o EncodeOptions) []byte {
+	w := beginObject(dst, e.PartitionKey, e.RowKey, e.Timestamp, o)
+	if o.Select == nil {
+		for i := range e.Props {
+			w.property(e.Props[i].Name, e.Props[i].Value, o.Level)
+		}
+		return append(w.b, '}')
+	}
+	for _, name := range o.Select {
+		if !IsSystemProperty(name) {
+			v, ok := e.Get(name)
+			w.selected(name, v, ok, o.Level)
+		}
+	}
+	return append(w.b, '}')
+}
+
+// beginObject opens the entity object and writes everything up to the custom properties:
+// the odata.* members the level asks for and the system properties o.Select keeps.
+func beginObject(dst []byte, pk, rk string, ts int64, o EncodeOptions) objectWriter {
 	w := objectWriter{b: append(dst, '{')}
 	if o.Level != NoMetadata {
 		if o.Metadata != "" {
@@ -48,61 +70,58 @@ func AppendJSON(dst []byte, e *Entity, o EncodeOptions) []byte {
 			w.b = append(w.b, '"')
 			w.b = appendStringContent(w.b, strings.TrimSuffix(o.BaseURL, "/"))
 			w.b = append(w.b, '/')
-			w.b = appendEntityPathContent(w.b, o.Table, e)
+			w.b = appendEntityPathContent(w.b, o.Table, pk, rk)
 			w.b = append(w.b, '"')
 		}
 		w.key("odata.etag")
 		w.b = append(w.b, `"W/\"datetime'`...)
-		w.b = AppendDateTime(w.b, e.Timestamp, true)
+		w.b = AppendDateTime(w.b, ts, true)
 		w.b = append(w.b, `'\""`...)
 		if o.Level == FullMetadata {
 			w.key("odata.editLink")
 			w.b = append(w.b, '"')
-			w.b = appendEntityPathContent(w.b, o.Table, e)
+			w.b = appendEntityPathContent(w.b, o.Table, pk, rk)
 			w.b = append(w.b, '"')
 		}
 	}
 
-	if o.Select == nil {
-		w.system(e, o.Level, true, true, true)
-		for i := range e.Props {
-			w.property(e.Props[i].Name, e.Props[i].Value, o.Level)
-		}
-		return append(w.b, '}')
-	}
-
-	var pk, rk, ts bool
+	withPK, withRK, withTS := o.Select == nil, o.Select == nil, o.Select == nil
 	for _, name := range o.Select {
 		switch name {
 		case "PartitionKey":
-			pk = true
+			withPK = true
 		case "RowKey":
-			rk = true
+			withRK = true
 		case "Timestamp":
-			ts = true
+			withTS = true
 		}
 	}
-	w.system(e, o.Level, pk, rk, ts)
-	for _, name := range o.Select {
-		if IsSystemProperty(name) {
-			continue
-		}
-		if v, ok := e.Get(name); ok {
-			w.property(name, v, o.Level)
-		} else {
-			w.key(name)
-			w.b = append(w.b, "null"...)
-		}
+	if withPK {
+		w.key("PartitionKey")
+		w.b = AppendJSONString(w.b, pk)
 	}
-	return append(w.b, '}')
+	if withRK {
+		w.key("RowKey")
+		w.b = AppendJSONString(w.b, rk)
+	}
+	if withTS {
+		if o.Level == FullMetadata {
+			w.annotation("Timestamp", DateTime)
+		}
+		w.key("Timestamp")
+		w.b = append(w.b, '"')
+		w.b = AppendDateTime(w.b, ts, false)
+		w.b = append(w.b, '"')
+	}
+	return w
 }
 
 // appendEntityPathContent writes the entity path inside a JSON string. The key literals
 // need no JSON escaping (every byte outside the URL path characters is percent-encoded); the
 // table name is escaped in case a caller passes an unvalidated one.
-func appendEntityPathContent(dst []byte, table string, e *Entity) []byte {
+func appendEntityPathContent(dst []byte, table, pk, rk string) []byte {
 	dst = appendStringContent(dst, table)
-	return AppendEntityPath(dst, "", e.PartitionKey, e.RowKey)
+	return AppendEntityPath(dst, "", pk, rk)
 }
 
 // objectWriter writes the members of one JSON object, inserting commas.
@@ -133,26 +152,6 @@ func (w *objectWriter) annotation(name string, t Type) {
 	w.b = append(w.b, '"')
 }
 
-func (w *objectWriter) system(e *Entity, level MetadataLevel, pk, rk, ts bool) {
-	if pk {
-		w.key("PartitionKey")
-		w.b = AppendJSONString(w.b, e.PartitionKey)
-	}
-	if rk {
-		w.key("RowKey")
-		w.b = AppendJSONString(w.b, e.RowKey)
-	}
-	if ts {
-		if level == FullMetadata {
-			w.annotation("Timestamp", DateTime)
-		}
-		w.key("Timestamp")
-		w.b = append(w.b, '"')
-		w.b = AppendDateTime(w.b, e.Timestamp, false)
-		w.b = append(w.b, '"')
-	}
-}
-
 // property writes one custom property with its annotation when the level and type need one.
 func (w *objectWriter) property(name string, v Value, level MetadataLevel) {
 	if level != NoMetadata && needsAnnotation(v) {
@@ -160,6 +159,16 @@ func (w *objectWriter) property(name string, v Value, level MetadataLevel) {
 	}
 	w.key(name)
 	w.b = appendValue(w.b, v)
+}
+
+// selected writes one property named in $select: its value, or null when the entity lacks it.
+func (w *objectWriter) selected(name string, v Value, ok bool, level MetadataLevel) {
+	if ok {
+		w.property(name, v, level)
+		return
+	}
+	w.key(name)
+	w.b = append(w.b, "null"...)
 }
 
 // needsAnnotation reports values a JSON reader cannot type by themselves.
@@ -251,6 +260,11 @@ func appendStringContent(dst []byte, s string) []byte {
 	const hexDigits = "0123456789abcdef"
 	start := 0
 	for i := 0; i < len(s); {
+		// Skip plain ASCII eight bytes at a time: this loop is most of a page's CPU.
+		i = skipPlainASCII(s, i)
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
@@ -294,4 +308,25 @@ func appendStringContent(dst []byte, s string) []byte {
 		start = i
 	}
 	return append(dst, s[start:]...)
+}
+
+// skipPlainASCII returns the end of the run of 8-byte words of s, from i, that are all
+// ASCII a JSON string holds as is: no control character, quote, backslash or byte >= 0x80.
+func skipPlainASCII(s string, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(s); i += 8 {
+		t := s[i : i+8] // one bounds check; the compiler loads the word at once
+		w := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+			uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+		// (x - ones) & ^x & highs is nonzero iff some byte of x is zero, and (w - n*ones) &
+		// ^w & highs iff some byte is < n; both are exact when no byte is >= 0x80, and such
+		// a byte fails the check through w & highs anyway.
+		q := w ^ '"'*ones
+		bs := w ^ '\\'*ones
+		bad := w | (w-0x20*ones)&^w | (q-ones)&^q | (bs-ones)&^bs
+		if bad&highs != 0 {
+			return i
+		}
+	}
+	return i
 }

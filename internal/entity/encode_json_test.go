@@ -182,7 +182,7 @@ func TestAppendJSONGolden(t *testing.T) {
 }
 
 // TestAppendStringMatchesEncodingJSON checks our escaping against encoding/json without HTML
-// escaping, for tricky strings and every single byte.
+// escaping, for tricky strings and every single byte at every offset of a word.
 func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 	inputs := []string{
 		"", "plain", `quote " backslash \ slash /`, "\x00\x01\x07\b\t\n\v\f\r\x1b\x1f\x7f",
@@ -191,6 +191,12 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 	}
 	for c := 0; c < 256; c++ {
 		inputs = append(inputs, string([]byte{byte(c)}), "x"+string([]byte{byte(c)})+"y")
+		// Every position of a word-at-a-time scan, in the first, second and partial word.
+		for pos := range 20 {
+			b := []byte("abcdefghijklmnopqrst")
+			b[pos] = byte(c)
+			inputs = append(inputs, string(b))
+		}
 	}
 	for _, s := range inputs {
 		var want bytes.Buffer

@@ -1,13 +1,17 @@
 package entity
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"strings"
+)
 
 // Raw is a stored entity read lazily: Get decodes only the property asked for, so a filter
 // that touches two properties of a wide entity skips the rest. It answers the same names as
 // Entity.Get, including PartitionKey, RowKey and Timestamp.
 //
-// Raw refers to its buffer without copying it; it is valid only while that buffer is (inside
-// a store Scan callback, for instance). Values returned by Get are copies and stay valid.
+// Raw refers to its buffer (and its key strings) without copying them; it is valid only while
+// they are (inside a store Scan callback, for instance). Values returned by Get and the
+// Entity returned by Decode are copies and stay valid.
 type Raw struct {
 	b      []byte
 	pk, rk string
@@ -21,6 +25,12 @@ func NewRaw(b []byte, pk, rk string) (Raw, error) {
 		return Raw{}, err
 	}
 	return Raw{b: b, pk: pk, rk: rk}, nil
+}
+
+// WithKeys returns r with its keys set (a scan decodes them only for entities it returns).
+func (r Raw) WithKeys(pk, rk string) Raw {
+	r.pk, r.rk = pk, rk
+	return r
 }
 
 // PartitionKey returns the entity's PartitionKey.
@@ -74,5 +84,8 @@ func (r Raw) get(name string, borrow bool) (Value, bool) {
 	return Value{}, false
 }
 
-// Decode fully decodes the entity (see DecodeBinary).
-func (r Raw) Decode() (*Entity, error) { return DecodeBinary(r.b, r.pk, r.rk) }
+// Decode fully decodes the entity (see DecodeBinary). The keys are copied too: a scan may
+// pass keys that alias a reused buffer.
+func (r Raw) Decode() (*Entity, error) {
+	return DecodeBinary(r.b, strings.Clone(r.pk), strings.Clone(r.rk))
+}

@@ -103,34 +103,43 @@ func AppendString(dst []byte, s string) []byte {
 // DecodeString decodes one string encoded by AppendString from the front of b and returns it
 // with the remaining bytes.
 func DecodeString(b []byte) (string, []byte, error) {
-	out := make([]byte, 0, len(b))
+	out, rest, err := AppendDecodedString(make([]byte, 0, len(b)), b)
+	if err != nil {
+		return "", nil, err
+	}
+	return string(out), rest, nil
+}
+
+// AppendDecodedString is DecodeString appending to dst instead of allocating: it decodes the
+// string encoded at the front of b, appends it to dst and returns the bytes after it.
+// Decoding never lengthens a string, so len(b) bytes of spare capacity always suffice.
+func AppendDecodedString(dst, b []byte) (out, rest []byte, err error) {
 	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch c {
+		switch c := b[i]; c {
 		case 0x00:
 			if i+1 >= len(b) {
-				return "", nil, ErrCorrupt
+				return dst, nil, ErrCorrupt
 			}
 			switch b[i+1] {
 			case 0x01:
-				return string(out), b[i+2:], nil
+				return dst, b[i+2:], nil
 			case 0xFF:
-				out = append(out, 0x00)
+				dst = append(dst, 0x00)
 				i++
 			default:
-				return "", nil, ErrCorrupt
+				return dst, nil, ErrCorrupt
 			}
 		case 0xEE, 0xEF:
-			return "", nil, ErrCorrupt // AppendString never writes these
+			return dst, nil, ErrCorrupt // AppendString never writes these
 		case 0xF5:
-			out = append(out, 0xEE)
+			dst = append(dst, 0xEE)
 		case 0xF6:
-			out = append(out, 0xEF)
+			dst = append(dst, 0xEF)
 		default:
-			out = append(out, c)
+			dst = append(dst, c)
 		}
 	}
-	return "", nil, ErrCorrupt
+	return dst, nil, ErrCorrupt
 }
 
 // TablePrefix returns the prefix shared by every entity key of the table.

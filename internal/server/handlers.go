@@ -243,7 +243,7 @@ func (s *Server) getEntity(c *call) (*reply, error) {
 	if err := s.checkSASRange(c, c.res.pk, c.res.rk); err != nil {
 		return nil, err
 	}
-	e, err := s.svc.GetEntity(c.r.Context(), c.account, c.res.table, c.res.pk, c.res.rk)
+	raw, err := s.svc.GetEntityRaw(c.r.Context(), c.account, c.res.table, c.res.pk, c.res.rk)
 	if err != nil {
 		return nil, err
 	}
@@ -254,9 +254,13 @@ func (s *Server) getEntity(c *call) (*reply, error) {
 			o.Metadata += "&$select=" + c.query.selectList
 		}
 	}
+	body, err := entity.AppendJSONRaw(nil, raw, o)
+	if err != nil {
+		return nil, err
+	}
 	h := jsonHeader(c)
-	h.Set("ETag", entity.ETag(e.Timestamp))
-	return &reply{status: http.StatusOK, header: h, body: entity.AppendJSON(nil, e, o)}, nil
+	h.Set("ETag", entity.ETag(raw.Timestamp()))
+	return &reply{status: http.StatusOK, header: h, body: body}, nil
 }
 
 // decodeEntityBody decodes and validates an entity body. URL keys, when given, are
@@ -437,15 +441,20 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 	}
 	b = append(b, `"value":[`...)
 	n := 0
-	info, err := s.svc.QueryEntities(c.r.Context(), c.account, c.res.table, q, func(e *entity.Entity) bool {
+	// Each entity goes from its stored form straight into the page (r is valid only during
+	// the call, which is all AppendJSONRaw needs).
+	info, err := s.svc.QueryEntities(c.r.Context(), c.account, c.res.table, q, func(r entity.Raw) (bool, error) {
 		if n > 0 {
 			b = append(b, ',')
 		}
 		n++
-		b = entity.AppendJSON(b, e, o)
-		return len(b) < maxPageBytes
+		var err error
+		b, err = entity.AppendJSONRaw(b, r, o)
+		return len(b) < maxPageBytes, err
 	})
 	if err != nil {
+		buf.b = b
+		s.pages.put(buf)
 		return nil, err
 	}
 	b = append(b, "]}"...)

@@ -12,8 +12,9 @@ import (
 )
 
 // Query scan benchmarks over ~10k entities of ~1 KiB, on an in-memory and an on-disk Pebble
-// engine. They measure the scan path of QueryEntities (plan, scan, filter, decode); the visit
-// callback only counts, so JSON encoding is not included.
+// engine. They measure the scan path of QueryEntities (plan, scan, filter, key decoding);
+// the /json variants also write every returned entity as minimal-metadata JSON, as the
+// server does.
 //
 //	go test ./internal/table/ -run '^$' -bench Query -benchmem
 
@@ -80,10 +81,19 @@ func benchService(b *testing.B, onDisk bool) *Service {
 
 // benchQuery runs q to the end (following continuations) and returns entities scanned and
 // returned.
-func benchQuery(b *testing.B, svc *Service, q Query) (scanned, returned int) {
+func benchQuery(b *testing.B, svc *Service, q Query, encode bool) (scanned, returned int) {
 	ctx := context.Background()
+	o := entity.EncodeOptions{Level: entity.MinimalMetadata}
+	var buf []byte
 	for {
-		info, err := svc.QueryEntities(ctx, testAccount, "bench", q, func(*entity.Entity) bool { return true })
+		info, err := svc.QueryEntities(ctx, testAccount, "bench", q, func(r entity.Raw) (bool, error) {
+			if !encode {
+				return true, nil
+			}
+			var err error
+			buf, err = entity.AppendJSONRaw(buf[:0], r, o)
+			return true, err
+		})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -111,24 +121,30 @@ func BenchmarkQuery(b *testing.B) {
 			{"filtered-scan-string", "Text3 eq 'zzz'", benchEntities},
 		}
 		for _, c := range cases {
-			q := Query{Filter: mustParse(b, c.filter)}
-			b.Run(engine+"/"+c.name, func(b *testing.B) {
-				b.ReportAllocs()
-				total := 0
-				cpu0, cpuOK := processCPU()
-				for b.Loop() {
-					scanned, _ := benchQuery(b, svc, q)
-					if scanned != c.scanned {
-						b.Fatalf("scanned %d, want %d", scanned, c.scanned)
+			for _, encode := range []bool{false, true} {
+				q := Query{Filter: mustParse(b, c.filter)}
+				name := engine + "/" + c.name
+				if encode {
+					name += "/json" // the server's path: each returned entity written as JSON
+				}
+				b.Run(name, func(b *testing.B) {
+					b.ReportAllocs()
+					total := 0
+					cpu0, cpuOK := processCPU()
+					for b.Loop() {
+						scanned, _ := benchQuery(b, svc, q, encode)
+						if scanned != c.scanned {
+							b.Fatalf("scanned %d, want %d", scanned, c.scanned)
+						}
+						total += scanned
 					}
-					total += scanned
-				}
-				b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "entities/s")
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(total), "ns/entity")
-				if cpu1, ok := processCPU(); ok && cpuOK {
-					b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/float64(total), "cpu-ns/entity")
-				}
-			})
+					b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "entities/s")
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(total), "ns/entity")
+					if cpu1, ok := processCPU(); ok && cpuOK {
+						b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/float64(total), "cpu-ns/entity")
+					}
+				})
+			}
 		}
 	}
 }

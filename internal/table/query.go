@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unsafe"
 
+	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/entity"
 	"github.com/tablo/tablo/internal/keys"
 	"github.com/tablo/tablo/internal/query"
+	"github.com/tablo/tablo/internal/store"
 )
 
 // MaxPageSize is Azure's limit on entities (and tables) per query response.
@@ -63,11 +66,15 @@ const maxLookahead = 1000
 var errStopScan = errors.New("table: stop scan")
 
 // QueryEntities runs one page of a query. visit receives each matching entity in key
-// order; it returns false to end the page early (e.g. a response byte budget), in which
-// case the continuation points just after that entity. The page also ends after Top (or
-// 1,000) entities or when the time budget is spent; then Next is set only if another
-// entity may follow.
-func (s *Service) QueryEntities(ctx context.Context, account, tableName string, q Query, visit func(e *entity.Entity) bool) (PageInfo, error) {
+// order, still in its stored form (entity.AppendJSONRaw writes it as JSON, Raw.Decode
+// copies it out); it returns false to end the page early (e.g. a response byte budget), in
+// which case the continuation points just after that entity, or an error to abort the
+// query. The page also ends after Top (or 1,000) entities or when the time budget is spent;
+// then Next is set only if another entity may follow.
+//
+// The Raw passed to visit, keys included, aliases scan buffers: it is valid only during the
+// call. That is what lets a page go from storage to JSON without allocating per entity.
+func (s *Service) QueryEntities(ctx context.Context, account, tableName string, q Query, visit func(r entity.Raw) (bool, error)) (PageInfo, error) {
 	t, err := s.lookupTable(ctx, account, tableName)
 	if err != nil {
 		return PageInfo{}, err
@@ -126,28 +133,24 @@ func (s *Service) QueryEntities(ctx context.Context, account, tableName string, 
 			if err != nil {
 				return false, err
 			}
-			if residual != nil {
-				// Keys are decoded only if the filter reads them.
-				*row = scanRow{key: k, raw: raw}
-				if !residual.Eval(row) {
-					return true, nil
-				}
+			// Keys are decoded only if the filter reads them or the entity is returned.
+			row.reset(k, raw)
+			if residual != nil && !residual.Eval(row) {
+				return true, nil
 			}
 			if info.Returned == limit {
 				return false, stopAt(k)
 			}
-			pk, rk := row.pk, row.rk
-			if residual == nil || !row.decoded || row.bad {
-				if _, pk, rk, err = keys.DecodeEntity(k); err != nil {
-					return false, err
-				}
-			}
-			e, err := entity.DecodeBinary(v, pk, rk)
+			pk, rk, err := row.keys()
 			if err != nil {
 				return false, err
 			}
 			info.Returned++
-			if !visit(e) {
+			more, err := visit(raw.WithKeys(pk, rk))
+			if err != nil {
+				return false, err
+			}
+			if !more {
 				afterLast = append(bytes.Clone(k), 0)
 			}
 			return true, nil
@@ -165,35 +168,94 @@ func (s *Service) QueryEntities(ctx context.Context, account, tableName string, 
 	return info, nil
 }
 
+// GetEntityRaw reads one entity (point query) without decoding it, for
+// entity.AppendJSONRaw; Raw.Decode turns it into an Entity. Missing → ResourceNotFound.
+// The Raw owns its buffer, so it stays valid.
+func (s *Service) GetEntityRaw(ctx context.Context, account, tableName, pk, rk string) (entity.Raw, error) {
+	t, err := s.lookupTable(ctx, account, tableName)
+	if err != nil {
+		return entity.Raw{}, err
+	}
+	v, err := s.st.Get(ctx, keys.Entity(t.ID, pk, rk))
+	if errors.Is(err, store.ErrNotFound) {
+		return entity.Raw{}, azerr.New(azerr.ResourceNotFound)
+	} else if err != nil {
+		return entity.Raw{}, fmt.Errorf("table: get entity: %w", err)
+	}
+	raw, err := entity.NewRaw(v, pk, rk)
+	if err != nil {
+		return entity.Raw{}, fmt.Errorf("table: stored entity: %w", err)
+	}
+	return raw, nil
+}
+
 // scanRow is what a filter reads during a scan: the stored entity through its lazy reader,
-// with PartitionKey and RowKey decoded from the key only when asked for. It is valid only
-// inside the Scan callback that filled it.
+// with PartitionKey and RowKey decoded from the key only when asked for. It is reused for
+// every entity of a scan and is valid only inside the Scan callback that filled it.
 type scanRow struct {
-	key          []byte
-	raw          entity.Raw
-	decoded, bad bool
-	pk, rk       string
+	key     []byte
+	raw     entity.Raw
+	decoded bool
+	pk, rk  string // alias keyBuf
+	err     error
+	keyBuf  []byte
+}
+
+// reset points the row at the next scanned entity.
+func (r *scanRow) reset(key []byte, raw entity.Raw) {
+	r.key, r.raw, r.decoded = key, raw, false
+}
+
+// keys decodes the entity's keys once. They alias a buffer the next entity reuses, so that
+// a scan allocates nothing per entity for them.
+func (r *scanRow) keys() (pk, rk string, err error) {
+	if !r.decoded {
+		r.decoded = true
+		r.pk, r.rk, r.keyBuf, r.err = decodeEntityKey(r.keyBuf[:0], r.key)
+	}
+	return r.pk, r.rk, r.err
 }
 
 // Get implements query.Getter. A corrupt key reads as missing keys (the entity is then
-// rejected by any key comparison, and decoding it for the response reports the corruption).
+// rejected by any key comparison, and returning it reports the corruption).
 func (r *scanRow) Get(name string) (entity.Value, bool) {
 	switch name {
 	case "PartitionKey", "RowKey":
-		if !r.decoded {
-			var err error
-			_, r.pk, r.rk, err = keys.DecodeEntity(r.key)
-			r.decoded, r.bad = true, err != nil
-		}
-		if r.bad {
+		pk, rk, err := r.keys()
+		if err != nil {
 			return entity.Value{}, false
 		}
 		if name == "PartitionKey" {
-			return entity.StringValue(r.pk), true
+			return entity.StringValue(pk), true
 		}
-		return entity.StringValue(r.rk), true
+		return entity.StringValue(rk), true
 	}
 	return r.raw.View(name) // compared in place, never retained by the filter
+}
+
+// decodeEntityKey is keys.DecodeEntity without allocating: it decodes the keys of an entity
+// key into buf (grown if needed and returned for reuse) and returns strings aliasing it. The
+// caller's scan span guarantees the key's prefix and table id, so only the two encoded
+// strings are checked.
+func decodeEntityKey(buf, key []byte) (pk, rk string, _ []byte, err error) {
+	const header = 1 + 8 // prefix byte, table id
+	if len(key) < header {
+		return "", "", buf, keys.ErrCorrupt
+	}
+	// Decoding never lengthens a string, so one buffer of len(key) holds both keys and is
+	// never reallocated between them.
+	if cap(buf) < len(key) {
+		buf = make([]byte, 0, 2*len(key))
+	}
+	buf, rest, err := keys.AppendDecodedString(buf[:0], key[header:])
+	n := len(buf)
+	if err == nil {
+		buf, rest, err = keys.AppendDecodedString(buf, rest)
+	}
+	if err != nil || len(rest) != 0 {
+		return "", "", buf, keys.ErrCorrupt
+	}
+	return unsafe.String(unsafe.SliceData(buf), n), unsafe.String(unsafe.SliceData(buf[n:]), len(buf)-n), buf, nil
 }
 
 // clipSpans intersects every span with r, dropping empty results.

@@ -133,9 +133,13 @@ func inBounds(e *entity.Entity, b *KeyBounds) bool {
 func (f *fixture) page(svc *Service, q Query, stopAfter int) ([]*entity.Entity, PageInfo) {
 	f.t.Helper()
 	var got []*entity.Entity
-	info, err := svc.QueryEntities(context.Background(), testAccount, f.table, q, func(e *entity.Entity) bool {
+	info, err := svc.QueryEntities(context.Background(), testAccount, f.table, q, func(r entity.Raw) (bool, error) {
+		e, err := r.Decode() // a copy: r is valid only during the call
+		if err != nil {
+			return false, err
+		}
 		got = append(got, e)
-		return stopAfter <= 0 || len(got) < stopAfter
+		return stopAfter <= 0 || len(got) < stopAfter, nil
 	})
 	if err != nil {
 		f.t.Fatalf("QueryEntities: %v", err)
@@ -584,7 +588,7 @@ func TestQueryOrder(t *testing.T) {
 // TestQueryMissingTable is TableNotFound.
 func TestQueryMissingTable(t *testing.T) {
 	svc := New(openMem(t), testOptions(0))
-	_, err := svc.QueryEntities(context.Background(), testAccount, "nope", Query{}, func(*entity.Entity) bool { return true })
+	_, err := svc.QueryEntities(context.Background(), testAccount, "nope", Query{}, func(entity.Raw) (bool, error) { return true, nil })
 	if !azerr.Is(err, azerr.TableNotFound) {
 		t.Fatalf("err = %v", err)
 	}
