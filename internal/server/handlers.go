@@ -77,7 +77,15 @@ func readBody(c *call, limit int64) ([]byte, error) {
 	if c.r.ContentLength > limit {
 		return nil, azerr.New(azerr.RequestBodyTooLarge)
 	}
-	b, err := io.ReadAll(io.LimitReader(c.r.Body, limit+1))
+	var b []byte
+	var err error
+	if n := c.r.ContentLength; n > 0 {
+		// The common case: read exactly the announced body in one allocation.
+		b = make([]byte, n)
+		_, err = io.ReadFull(c.r.Body, b)
+	} else {
+		b, err = io.ReadAll(io.LimitReader(c.r.Body, limit+1))
+	}
 	if err != nil {
 		return nil, azerr.Newf(azerr.InvalidInput, "The request body could not be read.")
 	}
