@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -188,13 +187,7 @@ func sharedKeyRequest(t testing.TB, ts *testServer, scheme auth.Scheme, key []by
 			Header: req.Header, Account: devAccount, PathStyle: true}
 		req.Header.Set("Authorization", auth.SignSharedKey(scheme, info, key))
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header, string(b)
+	return send(t, req)
 }
 
 func TestSharedKeySchemes(t *testing.T) {

@@ -124,6 +124,12 @@ func (ts *testServer) do(t testing.TB, method, pathAndQuery string, header map[s
 	if _, ok := header["Authorization"]; !ok {
 		signLite(req)
 	}
+	return send(t, req)
+}
+
+// send performs req and returns status, headers and body.
+func send(t testing.TB, req *http.Request) (int, http.Header, string) {
+	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

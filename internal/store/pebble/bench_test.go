@@ -65,12 +65,10 @@ func BenchmarkUpdateSameLock(b *testing.B) {
 	})
 }
 
-func BenchmarkGet(b *testing.B) {
-	db := openBench(b)
-	ctx := context.Background()
+// preload writes n 1 KiB values under keys "k" + big-endian i.
+func preload(b *testing.B, db *DB, n int) {
 	val := make([]byte, 1024)
-	const n = 10000
-	err := db.Update(ctx, nil, func(tx store.Txn) error {
+	err := db.Update(context.Background(), nil, func(tx store.Txn) error {
 		for i := range n {
 			if err := tx.Set(binary.BigEndian.AppendUint64([]byte("k"), uint64(i)), val); err != nil {
 				return err
@@ -81,6 +79,13 @@ func BenchmarkGet(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+}
+
+func BenchmarkGet(b *testing.B) {
+	db := openBench(b)
+	ctx := context.Background()
+	const n = 10000
+	preload(b, db, n)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -93,19 +98,8 @@ func BenchmarkGet(b *testing.B) {
 func BenchmarkScan(b *testing.B) {
 	db := openBench(b)
 	ctx := context.Background()
-	val := make([]byte, 1024)
 	const n = 10000
-	err := db.Update(ctx, nil, func(tx store.Txn) error {
-		for i := range n {
-			if err := tx.Set(binary.BigEndian.AppendUint64([]byte("k"), uint64(i)), val); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
+	preload(b, db, n)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
