@@ -258,17 +258,11 @@ func applyOp(tx store.Txn, tableID uint64, op *Op, ticks int64) (Result, error) 
 
 // GetEntity reads one entity (point query). Missing → ResourceNotFound.
 func (s *Service) GetEntity(ctx context.Context, account, tableName, pk, rk string) (*entity.Entity, error) {
-	t, err := s.lookupTable(ctx, account, tableName)
+	raw, err := s.GetEntityRaw(ctx, account, tableName, pk, rk)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := s.st.Get(ctx, keys.Entity(t.ID, pk, rk))
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, azerr.New(azerr.ResourceNotFound)
-	} else if err != nil {
-		return nil, fmt.Errorf("table: get entity: %w", err)
-	}
-	e, err := entity.DecodeBinary(raw, pk, rk)
+	e, err := raw.Decode()
 	if err != nil {
 		return nil, fmt.Errorf("table: stored entity: %w", err)
 	}
@@ -277,4 +271,25 @@ func (s *Service) GetEntity(ctx context.Context, account, tableName, pk, rk stri
 
 func partitionLock(tableID uint64, pk string) string {
 	return string(keys.PartitionPrefix(tableID, pk))
+}
+
+// GetEntityRaw reads one entity (point query) without decoding it, for
+// entity.AppendJSONRaw; Raw.Decode turns it into an Entity. Missing → ResourceNotFound.
+// The Raw owns its buffer, so it stays valid.
+func (s *Service) GetEntityRaw(ctx context.Context, account, tableName, pk, rk string) (entity.Raw, error) {
+	t, err := s.lookupTable(ctx, account, tableName)
+	if err != nil {
+		return entity.Raw{}, err
+	}
+	v, err := s.st.Get(ctx, keys.Entity(t.ID, pk, rk))
+	if errors.Is(err, store.ErrNotFound) {
+		return entity.Raw{}, azerr.New(azerr.ResourceNotFound)
+	} else if err != nil {
+		return entity.Raw{}, fmt.Errorf("table: get entity: %w", err)
+	}
+	raw, err := entity.NewRaw(v, pk, rk)
+	if err != nil {
+		return entity.Raw{}, fmt.Errorf("table: stored entity: %w", err)
+	}
+	return raw, nil
 }

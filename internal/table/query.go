@@ -8,11 +8,9 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/entity"
 	"github.com/tablo/tablo/internal/keys"
 	"github.com/tablo/tablo/internal/query"
-	"github.com/tablo/tablo/internal/store"
 )
 
 // MaxPageSize is Azure's limit on entities (and tables) per query response.
@@ -166,27 +164,6 @@ func (s *Service) QueryEntities(ctx context.Context, account, tableName string, 
 		}
 	}
 	return info, nil
-}
-
-// GetEntityRaw reads one entity (point query) without decoding it, for
-// entity.AppendJSONRaw; Raw.Decode turns it into an Entity. Missing → ResourceNotFound.
-// The Raw owns its buffer, so it stays valid.
-func (s *Service) GetEntityRaw(ctx context.Context, account, tableName, pk, rk string) (entity.Raw, error) {
-	t, err := s.lookupTable(ctx, account, tableName)
-	if err != nil {
-		return entity.Raw{}, err
-	}
-	v, err := s.st.Get(ctx, keys.Entity(t.ID, pk, rk))
-	if errors.Is(err, store.ErrNotFound) {
-		return entity.Raw{}, azerr.New(azerr.ResourceNotFound)
-	} else if err != nil {
-		return entity.Raw{}, fmt.Errorf("table: get entity: %w", err)
-	}
-	raw, err := entity.NewRaw(v, pk, rk)
-	if err != nil {
-		return entity.Raw{}, fmt.Errorf("table: stored entity: %w", err)
-	}
-	return raw, nil
 }
 
 // scanRow is what a filter reads during a scan: the stored entity through its lazy reader,
