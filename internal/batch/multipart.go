@@ -138,8 +138,8 @@ func readHeader(data []byte, lim *Limits) (http.Header, []byte, error) {
 		if hasControl(value, true) {
 			return nil, nil, errors.New("control character in a header value")
 		}
-		lastKey = textproto.CanonicalMIMEHeaderKey(string(name))
-		h[lastKey] = append(h[lastKey], string(bytes.Trim(value, " \t")))
+		lastKey = canonicalKey(name)
+		h[lastKey] = append(h[lastKey], internValue(bytes.Trim(value, " \t")))
 	}
 	return h, data[len(data):], nil
 }
@@ -220,4 +220,40 @@ func checkBoundary(b string, lim *Limits) error {
 		return errors.New("malformed boundary")
 	}
 	return nil
+}
+
+// commonKeys are the canonical forms of the header names SDKs put in batch parts and
+// sub-requests; canonicalKey returns them without allocating.
+var commonKeys = []string{
+	"Accept", "Content-Type", "Content-Transfer-Encoding", "Content-Length", "Content-Id",
+	"Dataserviceversion", "Maxdataserviceversion", "Prefer", "If-Match", "X-Ms-Version",
+	"X-Ms-Date", "Date", "Host", "Accept-Charset", "User-Agent", "X-Ms-Client-Request-Id",
+}
+
+// canonicalKey is textproto.CanonicalMIMEHeaderKey for a header name read from a batch body,
+// sparing the allocations for the names every sub-request repeats.
+func canonicalKey(name []byte) string {
+	for _, k := range commonKeys {
+		if len(k) == len(name) && bytes.EqualFold(name, []byte(k)) {
+			return k
+		}
+	}
+	return textproto.CanonicalMIMEHeaderKey(string(name))
+}
+
+// commonValues are header values that recur in every sub-request of a batch.
+var commonValues = []string{
+	"application/http", "binary", "3.0", "3.0;", "", "return-no-content", "return-content",
+	"application/json", "application/json;odata=minimalmetadata",
+	"application/json;odata=nometadata", "application/json;odata=fullmetadata", "*",
+}
+
+// internValue returns v as a string, without allocating for the values in commonValues.
+func internValue(v []byte) string {
+	for _, c := range commonValues {
+		if string(v) == c {
+			return c
+		}
+	}
+	return string(v)
 }
