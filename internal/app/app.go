@@ -33,7 +33,7 @@ type App struct {
 
 // Start opens the engine and starts listening. The returned App serves until Close.
 func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error) {
-	db, err := pebblestore.Open(pebblestore.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: log})
+	db, err := pebblestore.Open(pebblestore.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: log, GroupCommitWindow: cfg.GroupCommitWindow})
 	if err != nil {
 		return nil, err
 	}

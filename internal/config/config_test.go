@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -28,6 +29,14 @@ func TestEnvAndFlagsFlagsWin(t *testing.T) {
 	}
 	if c.Host != "0.0.0.0" || c.TablePort != 4321 || c.DataDir != "/d" || c.LogLevel != slog.LevelDebug || !c.InMemory {
 		t.Fatalf("%+v", c)
+	}
+	c, err = Load([]string{"--group-commit-window", "1ms"}, env(map[string]string{"TABLO_GROUP_COMMIT_WINDOW": "5ms"}), io.Discard)
+	if err != nil || c.GroupCommitWindow != time.Millisecond {
+		t.Fatalf("group commit window: %v %v", c.GroupCommitWindow, err)
+	}
+	c, err = Load(nil, env(map[string]string{"TABLO_GROUP_COMMIT_WINDOW": "5ms"}), io.Discard)
+	if err != nil || c.GroupCommitWindow != 5*time.Millisecond {
+		t.Fatalf("group commit window from env: %v %v", c.GroupCommitWindow, err)
 	}
 	c, err = Load([]string{"--accounts", "acct1:" + "AAAA" + ":" + "BBBB" + ",acct2:CCCC"}, env(nil), io.Discard)
 	if err != nil || len(c.Accounts) != 2 || len(c.Accounts[0].Keys) != 2 {
