@@ -46,12 +46,7 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	inMemory := fs.Bool("in-memory", getenv("TABLO_IN_MEMORY", "") == "true" || getenv("TABLO_IN_MEMORY", "") == "1", "keep data in memory only; nothing survives a restart (TABLO_IN_MEMORY)")
 	accounts := fs.String("accounts", getenv("TABLO_ACCOUNTS", ""), "accounts as name:base64key[:base64key2][,...] (TABLO_ACCOUNTS; default the development account devstoreaccount1)")
 	logLevel := fs.String("log-level", getenv("TABLO_LOG_LEVEL", "info"), "debug, info, warn or error (TABLO_LOG_LEVEL)")
-	window := fs.Duration("group-commit-window", 0, "how long a WAL fsync may wait for more concurrent writes to share it; 0 = default (300µs), negative = never wait (TABLO_GROUP_COMMIT_WINDOW)")
-	if v := env("TABLO_GROUP_COMMIT_WINDOW"); v != "" {
-		if d, err := time.ParseDuration(v); err == nil {
-			*window = d
-		}
-	}
+	window := fs.String("group-commit-window", getenv("TABLO_GROUP_COMMIT_WINDOW", "0"), "how long a WAL fsync may wait for more concurrent writes to share it; 0 = default (300µs), negative = never wait (TABLO_GROUP_COMMIT_WINDOW)")
 	pprof := fs.String("pprof", getenv("TABLO_PPROF", ""), "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (TABLO_PPROF)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
@@ -60,12 +55,15 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 		return Config{}, fmt.Errorf("config: unexpected arguments %q", fs.Args())
 	}
 	var errs []error
-	c := Config{Host: *host, DataDir: *dataDir, InMemory: *inMemory, PprofAddr: *pprof, GroupCommitWindow: *window}
+	c := Config{Host: *host, DataDir: *dataDir, InMemory: *inMemory, PprofAddr: *pprof}
 	p, err := strconv.Atoi(*port)
 	if err != nil || p < 0 || p > 65535 {
 		errs = append(errs, fmt.Errorf("config: --table-port %q is not a port number", *port))
 	}
 	c.TablePort = p
+	if c.GroupCommitWindow, err = time.ParseDuration(*window); err != nil {
+		errs = append(errs, fmt.Errorf("config: --group-commit-window %q is not a duration", *window))
+	}
 	if *accounts == "" {
 		c.Accounts = []auth.Account{auth.DevAccount()}
 	} else if c.Accounts, err = auth.ParseAccounts(*accounts); err != nil {

@@ -45,11 +45,11 @@ func TestEnvAndFlagsFlagsWin(t *testing.T) {
 }
 
 func TestValidateReportsEveryProblem(t *testing.T) {
-	_, err := Load([]string{"--table-port", "x", "--log-level", "loud", "--accounts", "bad"}, env(nil), io.Discard)
+	_, err := Load([]string{"--table-port", "x", "--log-level", "loud", "--accounts", "bad", "--group-commit-window", "soon"}, env(nil), io.Discard)
 	if err == nil {
 		t.Fatal("want errors")
 	}
-	for _, want := range []string{"--table-port", "--log-level", "--accounts"} {
+	for _, want := range []string{"--table-port", "--log-level", "--accounts", "--group-commit-window"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %s", err, want)
 		}
