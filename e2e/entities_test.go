@@ -383,6 +383,10 @@ func TestMetadataLevelsGolden(t *testing.T) {
 			t.Errorf("$format=%s: %s", level, got)
 		}
 	}
+	// $format=json is OData's shorthand for minimal metadata.
+	if _, _, got := ts.do(t, "GET", "/"+name+"(PartitionKey='mypk',RowKey='myrk')?$format=json", map[string]string{"Accept": "application/json;odata=nometadata"}, ""); got != want["minimalmetadata"] {
+		t.Errorf("$format=json: %s", got)
+	}
 	// $select on a point get: only the listed properties, absent ones as null.
 	_, _, got := ts.do(t, "GET", "/"+name+"(PartitionKey='mypk',RowKey='myrk')?$select=Age,Missing", nil, "")
 	w := `{"odata.metadata":"` + base + `/$metadata#` + name + `/@Element&$select=Age,Missing","odata.etag":"` + ej + `","Age":23,"Missing":null}`

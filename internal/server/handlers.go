@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/tablo/tablo/internal/azerr"
@@ -478,33 +479,7 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 }
 
 func planHeader(info table.PageInfo) string {
-	return info.Plan + "; scanned=" + itoa(info.Scanned) + "; returned=" + itoa(info.Returned)
-}
-
-func itoa(n int) string {
-	return string(appendInt(nil, n))
-}
-
-func appendInt(b []byte, n int) []byte {
-	if n == 0 {
-		return append(b, '0')
-	}
-	var tmp [20]byte
-	i := len(tmp)
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for n > 0 {
-		i--
-		tmp[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		tmp[i] = '-'
-	}
-	return append(b, tmp[i:]...)
+	return info.Plan + "; scanned=" + strconv.Itoa(info.Scanned) + "; returned=" + strconv.Itoa(info.Returned)
 }
 
 // ---- wire helpers ----

@@ -92,9 +92,6 @@ func parseForm(raw string) (url.Values, error) {
 // negotiateLevel picks the JSON metadata level: $format wins over Accept.
 func negotiateLevel(format, accept string) (entity.MetadataLevel, error) {
 	if format != "" {
-		if format == "json" {
-			return entity.MinimalMetadata, nil
-		}
 		l, ok := entity.ParseMetadataLevel(format)
 		if !ok {
 			return 0, azerr.Newf(azerr.InvalidInput, "One of the request inputs is not valid.")

@@ -50,6 +50,8 @@ type Server struct {
 	date     atomic.Pointer[cachedDate]
 	// pages recycles query response buffers, which grow to ~1 MB for a page of 1 KiB entities.
 	pages bufferPool
+	// props caches each account's decoded service properties (CORS rules).
+	props propsCache
 }
 
 // New returns a Server.

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/serviceprops"
@@ -16,7 +17,14 @@ import (
 // servicePropsDoc is the account setting that holds the service properties.
 const servicePropsDoc = "service-properties"
 
+// loadServiceProperties returns the account's service properties. Requests with an Origin
+// header read them on every call, so the decoded form is cached per account; Set replaces
+// the cache entry once its write has committed.
 func (s *Server) loadServiceProperties(c *call) (serviceprops.Properties, error) {
+	if p, ok := s.props.get(c.account); ok {
+		return p, nil
+	}
+	gen := s.props.generation(c.account)
 	doc, err := s.svc.AccountSetting(c.r.Context(), c.account, servicePropsDoc)
 	if err != nil {
 		return serviceprops.Properties{}, err
@@ -26,7 +34,56 @@ func (s *Server) loadServiceProperties(c *call) (serviceprops.Properties, error)
 		// Only this file writes the document, always in a form Decode accepts.
 		return serviceprops.Properties{}, azerr.Newf(azerr.InternalError, "The stored service properties are unreadable.")
 	}
+	s.props.fill(c.account, gen, p)
 	return p, nil
+}
+
+// propsCache caches decoded service properties per account. A fill only lands if no Set
+// happened since the read began (gen), so a slow reader never caches a superseded value.
+type propsCache struct {
+	mu  sync.Mutex
+	m   map[string]serviceprops.Properties
+	gen map[string]uint64
+}
+
+func (pc *propsCache) get(account string) (serviceprops.Properties, bool) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	p, ok := pc.m[account]
+	return p, ok
+}
+
+func (pc *propsCache) generation(account string) uint64 {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return pc.gen[account]
+}
+
+func (pc *propsCache) fill(account string, gen uint64, p serviceprops.Properties) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.gen[account] != gen {
+		return
+	}
+	pc.init()
+	pc.m[account] = p
+}
+
+// init makes the maps; the caller holds mu.
+func (pc *propsCache) init() {
+	if pc.m == nil {
+		pc.m = map[string]serviceprops.Properties{}
+		pc.gen = map[string]uint64{}
+	}
+}
+
+// set records a committed Set: newer than anything a concurrent reader could fill.
+func (pc *propsCache) set(account string, p serviceprops.Properties) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	pc.init()
+	pc.gen[account]++
+	pc.m[account] = p
 }
 
 func (s *Server) getServiceProperties(c *call) (*reply, error) {
@@ -47,17 +104,19 @@ func (s *Server) setServiceProperties(c *call) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
+	var next serviceprops.Properties
 	err = s.svc.UpdateAccountSetting(c.r.Context(), c.account, servicePropsDoc, func(old []byte) ([]byte, error) {
 		cur, err := serviceprops.Decode(old)
 		if err != nil {
 			cur = serviceprops.Default() // unreadable: start over rather than fail forever
 		}
-		next := cur.Apply(u)
+		next = cur.Apply(u)
 		return next.AppendXML(nil), nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	s.props.set(c.account, next)
 	return &reply{status: http.StatusAccepted, header: http.Header{}}, nil
 }
 
