@@ -24,6 +24,7 @@ type App struct {
 	cfg     config.Config
 	log     *slog.Logger
 	db      *pebblestore.DB
+	svc     *table.Service
 	http    *http.Server
 	pprof   *http.Server
 	ln      net.Listener
@@ -37,16 +38,17 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	if err != nil {
 		return nil, err
 	}
-	svc := table.New(db, table.Options{Logger: log})
+	svc := table.New(db, table.Options{Logger: log, ColumnCacheBytes: cfg.ColumnCacheBytes})
 	srv := server.New(server.Options{Service: svc, Accounts: cfg.Accounts, Logger: log})
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.TablePort))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
+		svc.Close()
 		db.Close()
 		return nil, fmt.Errorf("app: listen %s: %w", addr, err)
 	}
 	a := &App{
-		cfg: cfg, log: log, db: db, ln: ln, served: make(chan error, 1),
+		cfg: cfg, log: log, db: db, svc: svc, ln: ln, served: make(chan error, 1),
 		http: &http.Server{
 			Handler:           srv,
 			ReadHeaderTimeout: 30 * time.Second,
@@ -97,6 +99,7 @@ func (a *App) Close(ctx context.Context) error {
 	if a.pprof != nil {
 		_ = a.pprof.Close()
 	}
+	a.svc.Close()
 	if err := a.db.Close(); err != nil {
 		errs = append(errs, err)
 	}

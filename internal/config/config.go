@@ -27,6 +27,8 @@ type Config struct {
 	PprofAddr string
 	// GroupCommitWindow is how long a WAL sync may wait for more writers (0 = engine default).
 	GroupCommitWindow time.Duration
+	// ColumnCacheBytes is the memory budget of the filtered-scan column cache (0 = off).
+	ColumnCacheBytes int64
 }
 
 // Load parses args (without the program name and subcommand) and env (os.Getenv-like).
@@ -47,6 +49,7 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	accounts := fs.String("accounts", getenv("TABLO_ACCOUNTS", ""), "accounts as name:base64key[:base64key2][,...] (TABLO_ACCOUNTS; default the development account devstoreaccount1)")
 	logLevel := fs.String("log-level", getenv("TABLO_LOG_LEVEL", "info"), "debug, info, warn or error (TABLO_LOG_LEVEL)")
 	window := fs.String("group-commit-window", getenv("TABLO_GROUP_COMMIT_WINDOW", "0"), "how long a WAL fsync may wait for more concurrent writes to share it; 0 = default (300µs), negative = never wait (TABLO_GROUP_COMMIT_WINDOW)")
+	colCache := fs.String("column-cache-mb", getenv("TABLO_COLUMN_CACHE_MB", "64"), "memory for the column cache that serves filtered table scans, in MiB; 0 turns it off (TABLO_COLUMN_CACHE_MB)")
 	pprof := fs.String("pprof", getenv("TABLO_PPROF", ""), "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (TABLO_PPROF)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
@@ -63,6 +66,11 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	c.TablePort = p
 	if c.GroupCommitWindow, err = time.ParseDuration(*window); err != nil {
 		errs = append(errs, fmt.Errorf("config: --group-commit-window %q is not a duration", *window))
+	}
+	if mb, err := strconv.ParseInt(*colCache, 10, 64); err != nil || mb < 0 || mb > 1<<20 {
+		errs = append(errs, fmt.Errorf("config: --column-cache-mb %q is not a size in MiB", *colCache))
+	} else {
+		c.ColumnCacheBytes = mb << 20
 	}
 	if *accounts == "" {
 		c.Accounts = []auth.Account{auth.DevAccount()}

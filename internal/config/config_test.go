@@ -38,6 +38,13 @@ func TestEnvAndFlagsFlagsWin(t *testing.T) {
 	if err != nil || c.GroupCommitWindow != 5*time.Millisecond {
 		t.Fatalf("group commit window from env: %v %v", c.GroupCommitWindow, err)
 	}
+	if c.ColumnCacheBytes != 64<<20 {
+		t.Fatalf("default column cache: %d", c.ColumnCacheBytes)
+	}
+	c, err = Load(nil, env(map[string]string{"TABLO_COLUMN_CACHE_MB": "0"}), io.Discard)
+	if err != nil || c.ColumnCacheBytes != 0 {
+		t.Fatalf("column cache off from env: %v %v", c.ColumnCacheBytes, err)
+	}
 	c, err = Load([]string{"--accounts", "acct1:" + "AAAA" + ":" + "BBBB" + ",acct2:CCCC"}, env(nil), io.Discard)
 	if err != nil || len(c.Accounts) != 2 || len(c.Accounts[0].Keys) != 2 {
 		t.Fatalf("accounts: %+v %v", c.Accounts, err)
@@ -45,11 +52,11 @@ func TestEnvAndFlagsFlagsWin(t *testing.T) {
 }
 
 func TestValidateReportsEveryProblem(t *testing.T) {
-	_, err := Load([]string{"--table-port", "x", "--log-level", "loud", "--accounts", "bad", "--group-commit-window", "soon"}, env(nil), io.Discard)
+	_, err := Load([]string{"--table-port", "x", "--log-level", "loud", "--accounts", "bad", "--group-commit-window", "soon", "--column-cache-mb", "-1"}, env(nil), io.Discard)
 	if err == nil {
 		t.Fatal("want errors")
 	}
-	for _, want := range []string{"--table-port", "--log-level", "--accounts", "--group-commit-window"} {
+	for _, want := range []string{"--table-port", "--log-level", "--accounts", "--group-commit-window", "--column-cache-mb"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %s", err, want)
 		}

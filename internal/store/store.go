@@ -42,6 +42,10 @@ type Store interface {
 	// whose read-check-write must be serializable.
 	Update(ctx context.Context, locks []Lock, fn func(tx Txn) error) error
 
+	// Snapshot pins a consistent read-only view of the store as of now. It must be closed;
+	// Close waits for open snapshots.
+	Snapshot(ctx context.Context) (Snapshot, error)
+
 	// Close flushes and releases the engine. It is safe to call twice.
 	Close() error
 }
@@ -53,4 +57,19 @@ type Txn interface {
 	Delete(key []byte) error
 	// DeleteRange deletes every key in [start, end). Engines may reclaim space lazily.
 	DeleteRange(start, end []byte) error
+	// Snapshot pins the committed data as of now, without the Txn's own writes. Taken while
+	// the Update's locks are held, it is a point no conflicting writer straddles: every
+	// conflicting write either committed before it or starts after the Update ends.
+	Snapshot() (Snapshot, error)
+}
+
+// Snapshot is a consistent read-only view. It is not safe for concurrent use.
+type Snapshot interface {
+	// Scan is Store.Scan over the snapshot.
+	Scan(ctx context.Context, start, end []byte, fn func(key, value []byte) (more bool, err error)) error
+	// Lookup returns the value at key or ErrNotFound. The value is valid until the next call
+	// or Close. Successive lookups of ascending keys are cheap: engines walk forward.
+	Lookup(key []byte) ([]byte, error)
+	// Close releases the snapshot. It is safe to call twice.
+	Close() error
 }

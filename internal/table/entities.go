@@ -135,12 +135,19 @@ func (s *Service) Batch(ctx context.Context, account, tableName string, ops []Op
 			return err
 		}
 		ticks := s.nextTicks()
+		written := make([][]byte, len(ops))
 		for i := range ops {
-			r, err := applyOp(tx, t.ID, &ops[i], ticks)
+			written[i] = keys.Entity(t.ID, pk, ops[i].Entity.RowKey)
+			r, err := applyOp(tx, written[i], &ops[i], ticks)
 			if err != nil {
 				return &BatchError{Index: i, Err: err}
 			}
 			results[i] = r
+		}
+		if s.cols != nil {
+			// Before the commit, under the table's shared lock: the column cache's
+			// consistency rests on it (package colcache).
+			s.cols.NoteWrites(t.ID, written)
 		}
 		return nil
 	})
@@ -201,10 +208,9 @@ func (s *Service) checkTableLive(tx store.Txn, account, name string, id uint64) 
 	return nil
 }
 
-// applyOp performs one write inside tx.
-func applyOp(tx store.Txn, tableID uint64, op *Op, ticks int64) (Result, error) {
+// applyOp performs one write of the entity at key inside tx.
+func applyOp(tx store.Txn, key []byte, op *Op, ticks int64) (Result, error) {
 	in := op.Entity
-	key := keys.Entity(tableID, in.PartitionKey, in.RowKey)
 	raw, err := tx.Get(key)
 	exists := err == nil
 	if err != nil && !errors.Is(err, store.ErrNotFound) {

@@ -98,11 +98,22 @@ func (s *Service) QueryEntities(ctx context.Context, account, tableName string, 
 		info.Next = &Continuation{PartitionKey: pk, RowKey: rk}
 		return errStopScan
 	}
-	var afterLast []byte // key following the last visited entity, when visit asked to stop
-	lookahead := 0       // entities scanned after the page filled up
 	// An entity in the spans matches the filter iff it satisfies the plan's residual.
 	residual := plan.Residual
-	row := &scanRow{} // reused for every entity: filtering allocates nothing per entity
+	if props := cacheableFilter(plan); props != nil && s.cols != nil {
+		served, err := s.queryColumns(ctx, t.ID, spans, residual, props, limit, deadline, visit, &info)
+		if served {
+			if errors.Is(err, errStopScan) {
+				err = nil
+			}
+			return info, err
+		}
+		// Not cached: scan the store, and let the cache weigh building the columns.
+		defer func() { s.cols.NoteScan(t.ID, props, info.Scanned) }()
+	}
+	var afterLast []byte // key following the last visited entity, when visit asked to stop
+	lookahead := 0       // entities scanned after the page filled up
+	row := &scanRow{}    // reused for every entity: filtering allocates nothing per entity
 	for _, sp := range spans {
 		err := s.st.Scan(ctx, sp.Start, sp.End, func(k, v []byte) (bool, error) {
 			if afterLast != nil {

@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tablo/tablo/internal/colcache"
 	"github.com/tablo/tablo/internal/entity"
 	"github.com/tablo/tablo/internal/store"
 )
@@ -30,6 +31,11 @@ type Options struct {
 	Logger *slog.Logger
 	// QueryBudget bounds the work of one query page (default 5 s, Azure's limit).
 	QueryBudget time.Duration
+	// ColumnCacheBytes is the memory budget of the column cache that serves filtered scans
+	// (0 disables it). ColumnCacheBuildAfter is how many entities uncached filtered scans of
+	// a table examine before its columns are built (default 20,000).
+	ColumnCacheBytes      int64
+	ColumnCacheBuildAfter int64
 }
 
 // Service implements the Table service over a store.
@@ -47,6 +53,10 @@ type Service struct {
 	catalogMu sync.RWMutex
 	catalog   map[string]Table
 	dead      map[uint64]struct{}
+	// cols is the column cache of filtered scans (nil when disabled). Entity writes note
+	// their keys in it inside their transaction (see Batch); it is process-local, like the
+	// catalog cache.
+	cols *colcache.Cache
 }
 
 // New returns a Service over st. The caller keeps ownership of st.
@@ -60,7 +70,19 @@ func New(st store.Store, o Options) *Service {
 	if o.QueryBudget <= 0 {
 		o.QueryBudget = 5 * time.Second
 	}
-	return &Service{st: st, now: o.Now, log: o.Logger, budget: o.QueryBudget, catalog: map[string]Table{}, dead: map[uint64]struct{}{}}
+	s := &Service{st: st, now: o.Now, log: o.Logger, budget: o.QueryBudget, catalog: map[string]Table{}, dead: map[uint64]struct{}{}}
+	if o.ColumnCacheBytes > 0 {
+		s.cols = colcache.New(colcache.Options{MaxBytes: o.ColumnCacheBytes, BuildAfter: o.ColumnCacheBuildAfter, Logger: o.Logger}, s.freezeTable)
+	}
+	return s
+}
+
+// Close stops the Service's background work (column cache builds) and frees its caches.
+// Call it before closing the store.
+func (s *Service) Close() {
+	if s.cols != nil {
+		s.cols.Close()
+	}
 }
 
 // nextTicks returns a DateTime tick value greater than any returned before.

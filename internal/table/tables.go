@@ -173,6 +173,9 @@ func (s *Service) DeleteTable(ctx context.Context, account, name string) error {
 		}
 		return fmt.Errorf("table: delete %q: %w", name, err)
 	}
+	if s.cols != nil {
+		s.cols.Drop(t.ID)
+	}
 	return nil
 }
 

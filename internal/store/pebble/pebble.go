@@ -68,6 +68,9 @@ type DB struct {
 	inflight sync.RWMutex
 	// writers counts Updates between apply and sync; it decides whether a WAL sync waits.
 	writers atomic.Int64
+	// snapshots counts open snapshots; Close waits for them (Pebble refuses to close with
+	// snapshots still open).
+	snapshots sync.WaitGroup
 }
 
 // Open opens (creating if needed) the engine.
@@ -153,7 +156,12 @@ func (d *DB) Scan(ctx context.Context, start, end []byte, fn func(key, value []b
 		return store.ErrClosed
 	}
 	defer d.inflight.RUnlock()
-	it, err := d.db.NewIterWithContext(ctx, &pebble.IterOptions{LowerBound: start, UpperBound: end})
+	return scan(ctx, d.db, start, end, fn)
+}
+
+// scan iterates [start, end) of r (the DB or a snapshot) in order.
+func scan(ctx context.Context, r pebble.Reader, start, end []byte, fn func(key, value []byte) (bool, error)) error {
+	it, err := r.NewIterWithContext(ctx, &pebble.IterOptions{LowerBound: start, UpperBound: end})
 	if err != nil {
 		return fmt.Errorf("pebble: scan: %w", err)
 	}
@@ -175,6 +183,79 @@ func (d *DB) Scan(ctx context.Context, start, end []byte, fn func(key, value []b
 	return nil
 }
 
+// Snapshot implements store.Store.
+func (d *DB) Snapshot(ctx context.Context) (store.Snapshot, error) {
+	if !d.enter() {
+		return nil, store.ErrClosed
+	}
+	defer d.inflight.RUnlock()
+	return d.newSnapshot(), nil
+}
+
+// newSnapshot opens a snapshot; the caller has entered (or is inside an Update).
+func (d *DB) newSnapshot() *snapshot {
+	d.snapshots.Add(1)
+	return &snapshot{d: d, snap: d.db.NewSnapshot()}
+}
+
+// snapshot is a store.Snapshot on a Pebble snapshot.
+type snapshot struct {
+	d    *DB
+	snap *pebble.Snapshot
+	// it serves Lookup: one iterator repositioned per key, so that ascending lookups walk
+	// forward (Pebble turns a seek past the previous one into a few Next steps).
+	it     *pebble.Iterator
+	closed bool
+}
+
+func (s *snapshot) Scan(ctx context.Context, start, end []byte, fn func(key, value []byte) (bool, error)) error {
+	if s.closed {
+		return store.ErrClosed
+	}
+	return scan(ctx, s.snap, start, end, fn)
+}
+
+func (s *snapshot) Lookup(key []byte) ([]byte, error) {
+	if s.closed {
+		return nil, store.ErrClosed
+	}
+	if s.it == nil {
+		it, err := s.snap.NewIter(nil)
+		if err != nil {
+			return nil, fmt.Errorf("pebble: lookup: %w", err)
+		}
+		s.it = it
+	}
+	if !s.it.SeekGE(key) || !bytes.Equal(s.it.Key(), key) {
+		if err := s.it.Error(); err != nil {
+			return nil, fmt.Errorf("pebble: lookup: %w", err)
+		}
+		return nil, store.ErrNotFound
+	}
+	v, err := s.it.ValueAndErr()
+	if err != nil {
+		return nil, fmt.Errorf("pebble: lookup value: %w", err)
+	}
+	return v, nil
+}
+
+func (s *snapshot) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var err error
+	if s.it != nil {
+		err = s.it.Close()
+	}
+	err = errors.Join(err, s.snap.Close())
+	s.d.snapshots.Done()
+	if err != nil {
+		return fmt.Errorf("pebble: close snapshot: %w", err)
+	}
+	return nil
+}
+
 // Update implements store.Store.
 func (d *DB) Update(ctx context.Context, locks []store.Lock, fn func(tx store.Txn) error) error {
 	if !d.enter() {
@@ -188,7 +269,7 @@ func (d *DB) Update(ctx context.Context, locks []store.Lock, fn func(tx store.Tx
 	}
 	b := d.db.NewIndexedBatch()
 	defer b.Close()
-	if err := fn(txn{b}); err != nil {
+	if err := fn(txn{d, b}); err != nil {
 		release()
 		return err
 	}
@@ -220,6 +301,7 @@ func (d *DB) Close() error {
 	}
 	d.inflight.Lock() // wait for running calls; enter() refuses new ones
 	defer d.inflight.Unlock()
+	d.snapshots.Wait()
 	if err := d.db.Close(); err != nil {
 		return fmt.Errorf("pebble: close: %w", err)
 	}
@@ -285,7 +367,14 @@ func (d *DB) lock(locks []store.Lock) func() {
 	}
 }
 
-type txn struct{ b *pebble.Batch }
+type txn struct {
+	d *DB
+	b *pebble.Batch
+}
+
+// Snapshot implements store.Txn. The Update has entered the DB, so Close cannot start
+// closing Pebble before the snapshot is registered.
+func (t txn) Snapshot() (store.Snapshot, error) { return t.d.newSnapshot(), nil }
 
 func (t txn) Get(key []byte) ([]byte, error) { return copyValue(t.b.Get(key)) }
 

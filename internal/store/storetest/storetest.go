@@ -29,6 +29,9 @@ func Run(t *testing.T, open Opener) {
 	t.Run("LockedCounters", func(t *testing.T) { testLockedCounters(t, open(t)) })
 	t.Run("RandomOracle", func(t *testing.T) { testRandomOracle(t, open(t)) })
 	t.Run("Close", func(t *testing.T) { testClose(t, open(t)) })
+	t.Run("SnapshotIsolation", func(t *testing.T) { testSnapshotIsolation(t, open(t)) })
+	t.Run("TxnSnapshot", func(t *testing.T) { testTxnSnapshot(t, open(t)) })
+	t.Run("CloseWaitsForSnapshots", func(t *testing.T) { testCloseWaitsForSnapshots(t, open(t)) })
 }
 
 var ctx = context.Background()

@@ -1,0 +1,207 @@
+package table
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/tablo/tablo/internal/colcache"
+	"github.com/tablo/tablo/internal/entity"
+	"github.com/tablo/tablo/internal/keys"
+	"github.com/tablo/tablo/internal/query"
+	"github.com/tablo/tablo/internal/store"
+)
+
+// columnChunk is how many cached rows a page evaluates between checks of its deadline.
+const columnChunk = 4096
+
+// cacheableFilter returns the properties of a residual filter that the column cache can
+// serve, or nil: the cache holds property values, not keys, so a residual that still reads
+// PartitionKey or RowKey is evaluated on the store.
+func cacheableFilter(plan *query.Plan) []string {
+	if plan.Residual == nil || plan.Kind == query.Point || plan.Kind == query.Empty {
+		return nil
+	}
+	props := plan.Residual.Properties()
+	if slices.Contains(props, "PartitionKey") || slices.Contains(props, "RowKey") {
+		return nil
+	}
+	return props
+}
+
+// queryColumns serves one page of a filtered scan from the column cache: the filter is
+// evaluated over cached columns and only matching entities are read from a store snapshot.
+// It returns false, having done nothing, when the cache does not hold the filter's
+// properties. The page is the one a store scan of the same snapshot would produce: same
+// entities, same Scanned count, same continuation.
+func (s *Service) queryColumns(ctx context.Context, tableID uint64, spans []query.Span, residual *query.Filter, props []string,
+	limit int, deadline time.Time, visit func(entity.Raw) (bool, error), info *PageInfo) (bool, error) {
+	// The snapshot must be taken before the view: every key written before the snapshot is
+	// then in the view's dirty set (package colcache).
+	snap, err := s.st.Snapshot(ctx)
+	if err != nil {
+		return true, err
+	}
+	defer snap.Close()
+	view := s.cols.View(tableID, props)
+	if view == nil {
+		return false, nil
+	}
+	defer view.Release()
+	info.Plan += " +columns"
+	p := columnPage{view: view, limit: limit, visit: visit, info: info}
+	m := view.Matcher(residual)
+	for _, sp := range spans {
+		lo, hi, dirty := view.Span(sp.Start, sp.End)
+		i := lo
+		for {
+			// Base rows before the next written key hold their snapshot values.
+			segEnd := hi
+			if len(dirty) > 0 {
+				segEnd = max(i, min(hi, view.Search([]byte(dirty[0]))))
+			}
+			for i < segEnd {
+				if p.stopNext {
+					return true, p.stop(view.Key(i))
+				}
+				if err := ctx.Err(); err != nil {
+					return true, err
+				}
+				if time.Now().After(deadline) {
+					return true, p.stop(view.Key(i))
+				}
+				n := min(segEnd-i, columnChunk)
+				full := info.Returned == limit
+				if full {
+					if p.lookahead == maxLookahead {
+						return true, p.stop(view.Key(i)) // as the store scan: resume here
+					}
+					n = min(n, maxLookahead-p.lookahead)
+				}
+				j := m.Next(i, i+n)
+				skipped := j - i
+				info.Scanned += skipped
+				if full {
+					p.lookahead += skipped
+				}
+				i = j
+				if skipped == n {
+					continue // no match in this chunk
+				}
+				info.Scanned++
+				if full {
+					return true, p.stop(view.Key(j))
+				}
+				key := p.fullKey(view.Key(j))
+				v, err := snap.Lookup(key)
+				if err != nil {
+					// Not found would mean the cache missed a write: fail loudly, never
+					// return a wrong page.
+					return true, fmt.Errorf("table: column cache row: %w", err)
+				}
+				if err := p.emit(key, v); err != nil {
+					return true, err
+				}
+				i = j + 1
+			}
+			if len(dirty) == 0 {
+				break
+			}
+			d := []byte(dirty[0])
+			dirty = dirty[1:]
+			if i < hi && bytes.Equal(view.Key(i), d) {
+				i++ // stale base row: the snapshot has the current value, if any
+			}
+			key := p.fullKey(d)
+			v, err := snap.Lookup(key)
+			if errors.Is(err, store.ErrNotFound) {
+				continue
+			} else if err != nil {
+				return true, fmt.Errorf("table: query: %w", err)
+			}
+			if p.stopNext {
+				return true, p.stop(d)
+			}
+			info.Scanned++
+			full := info.Returned == limit
+			if full {
+				p.lookahead++
+				if p.lookahead > maxLookahead {
+					return true, p.stop(d)
+				}
+			}
+			raw, err := entity.NewRaw(v, "", "")
+			if err != nil {
+				return true, err
+			}
+			p.row.reset(key, raw)
+			if !residual.Eval(&p.row) {
+				continue
+			}
+			if full {
+				return true, p.stop(d)
+			}
+			if err := p.emit(key, v); err != nil {
+				return true, err
+			}
+		}
+	}
+	return true, nil
+}
+
+// columnPage is the state of one page served from the column cache.
+type columnPage struct {
+	view      *colcache.View
+	limit     int
+	visit     func(entity.Raw) (bool, error)
+	info      *PageInfo
+	lookahead int
+	stopNext  bool // visit ended the page: the next entity is where to resume
+	keyBuf    []byte
+	row       scanRow
+}
+
+// fullKey returns the full key of a key suffix, in a buffer the next call reuses.
+func (p *columnPage) fullKey(suffix []byte) []byte {
+	p.keyBuf = p.view.AppendKey(p.keyBuf[:0], suffix)
+	return p.keyBuf
+}
+
+// stop ends the page; the next page resumes at the entity with key suffix suffix.
+func (p *columnPage) stop(suffix []byte) error {
+	_, pk, rk, err := keys.DecodeEntity(p.view.AppendKey(nil, suffix))
+	if err != nil {
+		return err
+	}
+	p.info.Next = &Continuation{PartitionKey: pk, RowKey: rk}
+	return errStopScan
+}
+
+// emit returns one matching entity (key: its full key; v: its stored value).
+func (p *columnPage) emit(key, v []byte) error {
+	raw, err := entity.NewRaw(v, "", "")
+	if err != nil {
+		return err
+	}
+	p.row.reset(key, raw)
+	pk, rk, err := p.row.keys()
+	if err != nil {
+		return err
+	}
+	p.info.Returned++
+	more, err := p.visit(raw.WithKeys(pk, rk))
+	if err != nil {
+		return err
+	}
+	p.stopNext = !more
+	return nil
+}
+
+// freezeTable runs fn with the table's writers excluded (its lock held exclusively); the
+// column cache takes its build snapshot there.
+func (s *Service) freezeTable(ctx context.Context, tableID uint64, fn func(tx store.Txn) error) error {
+	return s.st.Update(ctx, []store.Lock{{Name: tableLock(tableID)}}, fn)
+}
