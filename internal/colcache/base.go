@@ -22,6 +22,11 @@ type base struct {
 	keyEnds buffer // uint32 per row: end offset of its key in keys
 	ends    []uint32
 	cols    []*column // sorted by name
+	// values holds every row's stored entity when the whole table fits the budget (then a
+	// page returns matches without reading the store); valEnds as keyEnds. Empty otherwise.
+	values, valEnds buffer
+	vends           []uint32
+	hasValues       bool
 	size    int64
 	refs    atomic.Int64
 }
@@ -57,6 +62,18 @@ func (b *base) key(i int) []byte {
 }
 
 // search returns the first row whose key suffix is >= k.
+func (b *base) value(i int) ([]byte, bool) {
+	if !b.hasValues {
+		return nil, false
+	}
+	start := uint32(0)
+	if i > 0 {
+		start = b.vends[i-1]
+	}
+	return b.values.b[start:b.vends[i]], true
+}
+
+// search returns the first row whose key suffix is >= k.
 func (b *base) search(k []byte) int {
 	return sort.Search(b.rows, func(i int) bool { return bytes.Compare(b.key(i), k) >= 0 })
 }
@@ -73,6 +90,8 @@ func (b *base) release() {
 	if b.refs.Add(-1) == 0 {
 		b.keys.free()
 		b.keyEnds.free()
+		b.values.free()
+		b.valEnds.free()
 		for _, c := range b.cols {
 			c.idBuf.free()
 			c.offBuf.free()
@@ -82,10 +101,11 @@ func (b *base) release() {
 }
 
 // buildBase scans the table's entities in snap (keys in [start, end), start being the
-// table's key prefix) and builds a base with the named properties (sorted, distinct). It
-// gives up with errTooBig once the base would exceed budget bytes.
-func buildBase(ctx context.Context, snap store.Snapshot, start, end []byte, props []string, budget int64) (*base, error) {
-	b := &base{}
+// table's key prefix) and builds a base with the named properties (sorted, distinct), and
+// with the entities themselves as long as everything fits in budget bytes. It gives up with
+// errTooBig once the base would exceed the budget even without them.
+func buildBase(ctx context.Context, snap store.Snapshot, start, end []byte, props []string, budget int64, values bool) (*base, error) {
+	b := &base{hasValues: values}
 	b.refs.Store(1)
 	for _, p := range props {
 		b.cols = append(b.cols, &column{name: p, dict: map[string]uint32{}})
@@ -118,6 +138,21 @@ func buildBase(ctx context.Context, snap store.Snapshot, start, end []byte, prop
 		}
 		if err := b.keyEnds.appendUint32(uint32(len(b.keys.b))); err != nil {
 			return false, err
+		}
+		if b.hasValues && (b.bytes()+int64(len(v)) > budget || uint64(len(b.values.b)+len(v)) > 1<<32-1) {
+			// The entities do not fit: keep keys and columns only; matches are read from
+			// the store.
+			b.hasValues = false
+			b.values.free()
+			b.valEnds.free()
+		}
+		if b.hasValues {
+			if err := b.values.append(v); err != nil {
+				return false, err
+			}
+			if err := b.valEnds.appendUint32(uint32(len(b.values.b))); err != nil {
+				return false, err
+			}
 		}
 		raw, err := entity.NewRaw(v, "", "")
 		if err != nil {
@@ -160,6 +195,9 @@ func buildBase(ctx context.Context, snap store.Snapshot, start, end []byte, prop
 		return nil, fmt.Errorf("%w: keys exceed 4 GiB", errTooBig)
 	}
 	b.ends = b.keyEnds.uint32s()
+	if b.hasValues {
+		b.vends = b.valEnds.uint32s()
+	}
 	for _, c := range b.cols {
 		c.ids, c.offs, c.vals, c.dict = c.idBuf.uint32s(), c.offBuf.uint32s(), c.valBuf.b, nil
 	}
@@ -194,7 +232,7 @@ func (c *column) add(val []byte) error {
 
 // bytes is the memory the base holds (its buffers' capacity).
 func (b *base) bytes() int64 {
-	n := cap(b.keys.b) + cap(b.keyEnds.b)
+	n := cap(b.keys.b) + cap(b.keyEnds.b) + cap(b.values.b) + cap(b.valEnds.b)
 	for _, c := range b.cols {
 		n += cap(c.idBuf.b) + cap(c.offBuf.b) + cap(c.valBuf.b)
 	}

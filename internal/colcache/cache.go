@@ -23,6 +23,9 @@ type Options struct {
 	// MaxProps bounds the columns of one table (default 8); the least recently requested
 	// go first.
 	MaxProps int
+	// NoValues keeps keys and columns only, never copies of the entities: matches are then
+	// always read from the store (less memory, slower pages).
+	NoValues bool
 	Logger   *slog.Logger
 }
 
@@ -301,7 +304,7 @@ func (c *Cache) runBuild(ts *tableState, props []string) (*base, error) {
 		return nil, err
 	}
 	defer snap.Close()
-	return buildBase(c.ctx, snap, ts.prefix, keys.TableEnd(ts.id), props, c.o.MaxBytes)
+	return buildBase(c.ctx, snap, ts.prefix, keys.TableEnd(ts.id), props, c.o.MaxBytes, !c.o.NoValues)
 }
 
 // evictLocked frees least recently used bases of other tables until need more bytes fit.

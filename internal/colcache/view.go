@@ -34,6 +34,10 @@ func (v *View) Rows() int { return v.b.rows }
 // cache's memory: valid until Release.
 func (v *View) Key(i int) []byte { return v.b.key(i) }
 
+// Value returns row i's stored entity if the base holds the entities (see Cache), aliasing
+// the cache's memory: valid until Release.
+func (v *View) Value(i int) ([]byte, bool) { return v.b.value(i) }
+
 // Search returns the first row whose key suffix is >= k.
 func (v *View) Search(k []byte) int { return v.b.search(k) }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tablo/tablo/internal/entity"
+	"github.com/tablo/tablo/internal/query"
 	"github.com/tablo/tablo/internal/store/pebble"
 )
 
@@ -46,8 +47,9 @@ func benchEntity(i int) *entity.Entity {
 	}
 }
 
-// benchService loads the benchmark table into a fresh engine.
-func benchService(b *testing.B, onDisk bool) *Service {
+// benchService loads the benchmark table into a fresh engine; with columns, filtered scans
+// are served from the column cache (built on first use).
+func benchService(b *testing.B, onDisk, columns bool) *Service {
 	b.Helper()
 	o := pebble.Options{InMemory: true}
 	if onDisk {
@@ -58,7 +60,12 @@ func benchService(b *testing.B, onDisk bool) *Service {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	svc := New(db, Options{QueryBudget: time.Minute})
+	so := Options{QueryBudget: time.Minute}
+	if columns {
+		so.ColumnCacheBytes, so.ColumnCacheBuildAfter = 64<<20, 1<<62
+	}
+	svc := New(db, so)
+	b.Cleanup(svc.Close)
 	ctx := context.Background()
 	if _, err := svc.CreateTable(ctx, testAccount, "bench"); err != nil {
 		b.Fatal(err)
@@ -107,8 +114,8 @@ func benchQuery(b *testing.B, svc *Service, q Query, encode bool) (scanned, retu
 }
 
 func BenchmarkQuery(b *testing.B) {
-	for _, engine := range []string{"mem", "disk"} {
-		svc := benchService(b, engine == "disk")
+	for _, engine := range []string{"mem", "disk", "disk+columns"} {
+		svc := benchService(b, engine != "mem", engine == "disk+columns")
 		cases := []struct {
 			name, filter string
 			scanned      int
@@ -123,6 +130,15 @@ func BenchmarkQuery(b *testing.B) {
 		for _, c := range cases {
 			for _, encode := range []bool{false, true} {
 				q := Query{Filter: mustParse(b, c.filter)}
+				if props := cacheableFilter(query.PlanQuery(q.Filter)); svc.cols != nil && props != nil {
+					t, err := svc.GetTable(context.Background(), testAccount, "bench")
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := svc.cols.Build(t.ID, props); err != nil {
+						b.Fatal(err)
+					}
+				}
 				name := engine + "/" + c.name
 				if encode {
 					name += "/json" // the server's path: each returned entity written as JSON

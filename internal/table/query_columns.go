@@ -96,11 +96,13 @@ func (s *Service) queryColumns(ctx context.Context, tableID uint64, spans []quer
 					return true, p.stop(view.Key(j))
 				}
 				key := p.fullKey(view.Key(j))
-				v, err := snap.Lookup(key)
-				if err != nil {
-					// Not found would mean the cache missed a write: fail loudly, never
-					// return a wrong page.
-					return true, fmt.Errorf("table: column cache row: %w", err)
+				v, cached := view.Value(j)
+				if !cached {
+					if v, err = snap.Lookup(key); err != nil {
+						// Not found would mean the cache missed a write: fail loudly,
+						// never return a wrong page.
+						return true, fmt.Errorf("table: column cache row: %w", err)
+					}
 				}
 				if err := p.emit(key, v); err != nil {
 					return true, err
