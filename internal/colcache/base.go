@@ -27,8 +27,8 @@ type base struct {
 	values, valEnds buffer
 	vends           []uint32
 	hasValues       bool
-	size    int64
-	refs    atomic.Int64
+	size            int64
+	refs            atomic.Int64
 }
 
 // column holds one property of every row, dictionary-encoded: ids[row] is 0 when the row
