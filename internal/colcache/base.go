@@ -139,7 +139,13 @@ func buildBase(ctx context.Context, snap store.Snapshot, start, end []byte, prop
 		if err := b.keyEnds.appendUint32(uint32(len(b.keys.b))); err != nil {
 			return false, err
 		}
-		if b.hasValues && (b.bytes()+int64(len(v)) > budget || uint64(len(b.values.b)+len(v)) > 1<<32-1) {
+		// Growing maps the larger region before unmapping the old one, so check the budget
+		// against the grown size: peak memory stays within budget plus the old region.
+		grown := int64(0)
+		if len(b.values.b)+len(v) > cap(b.values.b) {
+			grown = int64(max(cap(b.values.b), len(v)))
+		}
+		if b.hasValues && (b.bytes()+grown+int64(len(v)) > budget || uint64(len(b.values.b)+len(v)) > 1<<32-1) {
 			// The entities do not fit: keep keys and columns only; matches are read from
 			// the store.
 			b.hasValues = false
