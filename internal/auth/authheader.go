@@ -47,6 +47,15 @@ type Authorization struct {
 //
 // The scheme is matched case-insensitively. Anything else is 400 InvalidAuthenticationInfo.
 func ParseAuthorization(v string) (Authorization, error) {
+	return parseAuthorization(v, nil)
+}
+
+// strictBase64 decodes signatures: standard alphabet, padding required, no stray bits.
+var strictBase64 = base64.StdEncoding.Strict()
+
+// parseAuthorization is ParseAuthorization decoding the signature into sigBuf when it fits
+// (the Signature then aliases sigBuf), else into a new slice.
+func parseAuthorization(v string, sigBuf []byte) (Authorization, error) {
 	scheme, rest, ok := strings.Cut(strings.TrimSpace(v), " ")
 	rest = strings.TrimSpace(rest)
 	if !ok || rest == "" {
@@ -67,11 +76,15 @@ func ParseAuthorization(v string) (Authorization, error) {
 	if !ok || account == "" || sig == "" {
 		return Authorization{}, invalidAuthInfo()
 	}
-	raw, err := base64.StdEncoding.Strict().DecodeString(sig)
+	dst := sigBuf
+	if n := strictBase64.DecodedLen(len(sig)); n > len(dst) {
+		dst = make([]byte, n)
+	}
+	n, err := strictBase64.Decode(dst, []byte(sig))
 	if err != nil {
 		return Authorization{}, invalidAuthInfo()
 	}
-	a.Account, a.Signature = account, raw
+	a.Account, a.Signature = account, dst[:n]
 	return a, nil
 }
 

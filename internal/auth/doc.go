@@ -11,6 +11,8 @@
 //     wrapped with %w); nothing panics on any input.
 //   - Signatures are compared in constant time (crypto/hmac.Equal) against every key of the
 //     account, so a request signed with either of the two keys verifies.
+//   - A Verifier answers exactly as VerifySharedKey; it only reuses HMAC state (keyed pads)
+//     and scratch buffers between requests.
 //   - The Shared Key canonical resource is built from the raw request path exactly as it was
 //     sent (never decoded or re-encoded) plus only the comp query parameter.
 //   - A SAS is usable for authorization only after Verify has succeeded; Authorize and

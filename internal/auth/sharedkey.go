@@ -4,7 +4,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
-	"net/url"
 	"strings"
 	"time"
 
@@ -74,6 +73,16 @@ func SplitRequestURI(target string) (rawPath, rawQuery string) {
 	return rawPath, rawQuery
 }
 
+// Canonical header names. http.Header.Get canonicalizes its argument, which allocates a new
+// string unless the name is already in canonical form.
+const (
+	hdrAuthorization = "Authorization"
+	hdrDate          = "Date"
+	hdrMSDate        = "X-Ms-Date"
+	hdrContentMD5    = "Content-Md5"
+	hdrContentType   = "Content-Type"
+)
+
 // StringToSign returns the Table-flavour string-to-sign for the request as the client would
 // build it: the date is x-ms-date if present, else Date; the canonical resource is
 // "/" + Account + RawPath (+ "?comp=" + value).
@@ -82,13 +91,25 @@ func SplitRequestURI(target string) (rawPath, rawQuery string) {
 //	SharedKeyLite: Date \n CanonicalizedResource
 func StringToSign(s Scheme, req RequestInfo) string {
 	req.Header = orEmpty(req.Header)
-	return stringToSign(s, req, requestDate(req.Header), canonicalResource(req.Account, req.RawPath, req.RawQuery))
+	return string(appendStringToSign(nil, s, req, requestDate(req.Header), primaryResource(req)))
 }
 
 // SignSharedKey returns the Authorization header value for the request signed with key, for
 // tests and clients.
 func SignSharedKey(s Scheme, req RequestInfo, key []byte) string {
-	return s.String() + " " + req.Account + ":" + base64.StdEncoding.EncodeToString(mac(key, StringToSign(s, req)))
+	req.Header = orEmpty(req.Header)
+	buf := appendStringToSign(make([]byte, 0, 256), s, req, requestDate(req.Header), primaryResource(req))
+	m := hmac.New(sha256.New, key)
+	m.Write(buf)
+	var sum [sha256.Size]byte
+	sig := m.Sum(sum[:0])
+	// The string-to-sign is hashed; its buffer now holds the header value.
+	buf = append(buf[:0], s.String()...)
+	buf = append(buf, ' ')
+	buf = append(buf, req.Account...)
+	buf = append(buf, ':')
+	buf = base64.StdEncoding.AppendEncode(buf, sig)
+	return string(buf)
 }
 
 // VerifySharedKey checks the request's SharedKey or SharedKeyLite Authorization header against
@@ -97,13 +118,27 @@ func SignSharedKey(s Scheme, req RequestInfo, key []byte) string {
 // Errors: unparseable header or a non-Shared-Key scheme → 400 InvalidAuthenticationInfo;
 // no date header → 400 MissingRequiredHeader; unknown account, account mismatch, bad
 // signature or clock skew → 403 AuthenticationFailed.
+//
+// A server verifying many requests should use a Verifier, which gives the same answers.
 func VerifySharedKey(req RequestInfo, acct *Account) error {
+	if acct == nil {
+		return verifySharedKey(req, nil, nil)
+	}
+	return verifySharedKey(req, acct, newMACState(acct.Keys))
+}
+
+// verifySharedKey is VerifySharedKey with the HMAC state to use (nil only when acct is nil).
+func verifySharedKey(req RequestInfo, acct *Account, st *macState) error {
 	req.Header = orEmpty(req.Header)
-	h := req.Header.Get("Authorization")
+	h := req.Header.Get(hdrAuthorization)
 	if h == "" {
 		return authFailed("no Authorization header")
 	}
-	a, err := ParseAuthorization(h)
+	var sigBuf []byte
+	if st != nil {
+		sigBuf = st.sig[:]
+	}
+	a, err := parseAuthorization(h, sigBuf)
 	if err != nil {
 		return err
 	}
@@ -113,11 +148,11 @@ func VerifySharedKey(req RequestInfo, acct *Account) error {
 	if acct == nil || a.Account != req.Account || acct.Name != req.Account {
 		return authFailed("account " + a.Account + " does not match the account addressed by the URL")
 	}
-	dates := candidateDates(req.Header)
-	if len(dates) == 0 {
+	dates, nDates := candidateDates(req.Header)
+	if nDates == 0 {
 		return fail(azerr.MissingRequiredHeader, "x-ms-date or Date is required with Shared Key")
 	}
-	if !matchAny(a, req, acct, dates) {
+	if !matchAny(a, req, st, dates[:nDates]) {
 		return authFailed("signature mismatch")
 	}
 	if req.MaxClockSkew > 0 {
@@ -126,13 +161,15 @@ func VerifySharedKey(req RequestInfo, acct *Account) error {
 	return nil
 }
 
-func matchAny(a Authorization, req RequestInfo, acct *Account, dates []string) bool {
-	resources := candidateResources(req)
+// matchAny reports whether any candidate string-to-sign, signed with any of the account's
+// keys, gives the request's signature (compared in constant time).
+func matchAny(a Authorization, req RequestInfo, st *macState, dates []string) bool {
+	resources, nRes := candidateResources(req)
 	for _, date := range dates {
-		for _, res := range resources {
-			sts := stringToSign(a.Scheme, req, date, res)
-			for _, key := range acct.Keys {
-				if hmac.Equal(mac(key, sts), a.Signature) {
+		for _, res := range resources[:nRes] {
+			st.buf = appendStringToSign(st.buf[:0], a.Scheme, req, date, res)
+			for i := range st.keys {
+				if hmac.Equal(st.sum(i, st.buf), a.Signature) {
 					return true
 				}
 			}
@@ -141,82 +178,42 @@ func matchAny(a Authorization, req RequestInfo, acct *Account, dates []string) b
 	return false
 }
 
-func stringToSign(s Scheme, req RequestInfo, date, resource string) string {
-	if s == SchemeSharedKeyLite {
-		return date + "\n" + resource
+// appendStringToSign appends the string-to-sign for one candidate date and resource.
+func appendStringToSign(dst []byte, s Scheme, req RequestInfo, date string, res canonRes) []byte {
+	if s != SchemeSharedKeyLite {
+		dst = append(dst, req.Method...)
+		dst = append(dst, '\n')
+		dst = append(dst, req.Header.Get(hdrContentMD5)...)
+		dst = append(dst, '\n')
+		dst = append(dst, req.Header.Get(hdrContentType)...)
+		dst = append(dst, '\n')
 	}
-	return req.Method + "\n" +
-		req.Header.Get("Content-MD5") + "\n" +
-		req.Header.Get("Content-Type") + "\n" +
-		date + "\n" +
-		resource
+	dst = append(dst, date...)
+	dst = append(dst, '\n')
+	return res.appendTo(dst)
 }
 
 // requestDate is the date a client signs: x-ms-date when present, else Date.
 func requestDate(h Header) string {
-	if d := h.Get("x-ms-date"); d != "" {
+	if d := h.Get(hdrMSDate); d != "" {
 		return d
 	}
-	return h.Get("Date")
+	return h.Get(hdrDate)
 }
 
-// candidateDates lists the dates to try, preferred first. Azurite prefers Date over x-ms-date
-// when both are sent, so a client written against it may have signed Date.
-func candidateDates(h Header) []string {
-	var out []string
-	if d := h.Get("x-ms-date"); d != "" {
-		out = append(out, d)
+// candidateDates lists the dates to try, preferred first (the first n of the array). Azurite
+// prefers Date over x-ms-date when both are sent, so a client written against it may have
+// signed Date.
+func candidateDates(h Header) (out [2]string, n int) {
+	if d := h.Get(hdrMSDate); d != "" {
+		out[n] = d
+		n++
 	}
-	if d := h.Get("Date"); d != "" && (len(out) == 0 || out[0] != d) {
-		out = append(out, d)
+	if d := h.Get(hdrDate); d != "" && (n == 0 || out[0] != d) {
+		out[n] = d
+		n++
 	}
-	return out
-}
-
-// candidateResources lists the canonical resources to try: the path as sent and, for a
-// path-style secondary URL, the path with "-secondary" dropped from the account segment
-// (Azurite accepts both).
-func candidateResources(req RequestInfo) []string {
-	out := []string{canonicalResource(req.Account, req.RawPath, req.RawQuery)}
-	if req.Secondary && req.PathStyle {
-		prefix := "/" + req.Account + "-secondary"
-		if rest, ok := strings.CutPrefix(req.RawPath, prefix); ok && (rest == "" || rest[0] == '/') {
-			out = append(out, canonicalResource(req.Account, "/"+req.Account+rest, req.RawQuery))
-		}
-	}
-	return out
-}
-
-// canonicalResource is "/" + account + rawPath [+ "?comp=" + value]. Only comp is appended;
-// its name matches case-insensitively and its value is percent-decoded.
-func canonicalResource(account, rawPath, rawQuery string) string {
-	if rawPath == "" {
-		rawPath = "/"
-	}
-	res := "/" + account + rawPath
-	if comp, ok := compParam(rawQuery); ok {
-		res += "?comp=" + comp
-	}
-	return res
-}
-
-func compParam(rawQuery string) (string, bool) {
-	for rawQuery != "" {
-		var pair string
-		pair, rawQuery, _ = strings.Cut(rawQuery, "&")
-		name, value, _ := strings.Cut(pair, "=")
-		if n, err := url.QueryUnescape(name); err == nil {
-			name = n
-		}
-		if !strings.EqualFold(name, "comp") {
-			continue
-		}
-		if v, err := url.QueryUnescape(value); err == nil {
-			value = v
-		}
-		return value, true
-	}
-	return "", false
+	return out, n
 }
 
 func checkSkew(date string, now time.Time, maxSkew time.Duration) error {

@@ -16,10 +16,17 @@
 //     control characters;
 //   - a changeset holds at most Limits.MaxOperations operations and no GET;
 //   - a retrieve batch holds exactly one GET;
-//   - Operation.Body aliases the input slice (no copy) and has surrounding whitespace trimmed.
+//   - Operation.Body aliases the input slice (no copy) and has surrounding whitespace trimmed;
+//     Operation.BodyText holds the same bytes as a string.
+//   - Each part is copied once, as a string: an operation's Method, URL, header values and
+//     BodyText are substrings of its part's copy (or, for a header block byte-identical to the
+//     previous part's, of that part's copy, whose parsed Header map is then shared and must be
+//     treated as read-only). Nothing an operation holds keeps the whole request alive.
 //
 // Work is linear in the input: the number of parts is capped before any per-part work or
-// allocation, header blocks are bounded, and nesting is limited to batch → changeset.
+// allocation, header blocks are bounded, and nesting is limited to batch → changeset. A
+// typical changeset costs a few allocations per operation: its part copy, and a Header map
+// unless the block repeats the previous one.
 //
 // Errors are *azerr.Error values (possibly wrapped with %w). A failure that belongs to one
 // operation is an *OpError carrying its 0-based index; the server reports it inside a 202
@@ -37,7 +44,8 @@
 //	x-ms-request-id, x-ms-version, Date (RFC 1123 GMT), x-ms-client-request-id if sent
 //	Content-Length: <n> (or chunked)
 //
-// and a body written by WriteResponse (or WriteRetrieveResponse), with fresh boundaries from
+// and a body written by WriteResponse or AppendResponse (or their Retrieve forms; the Append
+// forms render into a caller's reusable buffer), with fresh boundaries from
 // NewBoundary(BatchResponsePrefix) and NewBoundary(ChangesetResponsePrefix). On success there
 // is one SubResponse per operation in request order; on failure exactly one, built by Failed,
 // and nothing may have been applied. The body starts with the first delimiter (no preamble);

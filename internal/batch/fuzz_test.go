@@ -56,6 +56,9 @@ func FuzzParse(f *testing.F) {
 			if len(op.Body) > 0 && len(bytes.Trim(op.Body, " \t\r\n")) != len(op.Body) {
 				t.Fatalf("op %d: untrimmed body %q", i, op.Body)
 			}
+			if op.BodyText != string(op.Body) {
+				t.Fatalf("op %d: BodyText %q differs from Body %q", i, op.BodyText, op.Body)
+			}
 			if _, _, err := op.PathAndQuery("/devstoreaccount1"); err != nil && !azerr.Is(err, azerr.InvalidInput) {
 				t.Fatalf("op %d: PathAndQuery: %v", i, err)
 			}

@@ -32,11 +32,15 @@ type Operation struct {
 	URL string
 	// Header holds the sub-request's own headers (If-Match, Prefer, Content-Type, Accept, …),
 	// not the MIME part headers. Empty values are kept: Go aztables sends
-	// "DataServiceVersion: " and "x-ms-version: ".
+	// "DataServiceVersion: " and "x-ms-version: ". Operations whose header blocks are
+	// byte-identical share one map, so treat it as read-only.
 	Header http.Header
 	// Body is the sub-request body with surrounding whitespace trimmed; it aliases the slice
 	// given to Parse. Content-Length is ignored: the part delimiter ends the body.
 	Body []byte
+	// BodyText is Body as a string, for decoders that work on strings (entity.DecodeJSONString)
+	// and would otherwise copy Body again.
+	BodyText string
 	// ContentID is the MIME part's Content-ID (Python) or else the sub-request's own
 	// Content-ID header (legacy azure-storage-node); empty when neither was sent.
 	ContentID string
@@ -56,7 +60,8 @@ func Parse(contentType string, body []byte, lim Limits) (*Request, error) {
 	if err != nil {
 		return nil, invalid("request Content-Type %q: %v", contentType, err)
 	}
-	parts, err := splitMultipart(body, boundary, 1)
+	var one [1][]byte
+	parts, err := splitMultipart(body, boundary, 1, one[:])
 	switch {
 	case errors.Is(err, errTooManyParts):
 		return nil, invalid("more than one batch part (only one changeset is allowed)")
@@ -65,11 +70,12 @@ func Parse(contentType string, body []byte, lim Limits) (*Request, error) {
 	case len(parts) == 0:
 		return nil, invalid("empty batch")
 	}
-	hdr, content, err := readHeader(parts[0], &lim)
+	hdr, off, _, err := readPartHeader(parts[0], "", &lim)
 	if err != nil {
 		return nil, invalid("batch part header: %v", err)
 	}
-	media, csBoundary, err := mediaType(hdr.Get("Content-Type"))
+	content := parts[0][off:]
+	media, csBoundary, err := mediaType(hdr.contentType)
 	if err != nil {
 		return nil, invalid("batch part Content-Type: %v", err)
 	}
@@ -107,7 +113,8 @@ func multipartBoundary(contentType string, lim *Limits) (string, error) {
 
 // parseChangeset parses the changeset's parts, each one application/http sub-request.
 func parseChangeset(content []byte, boundary string, lim *Limits) ([]Operation, error) {
-	parts, err := splitMultipart(content, boundary, lim.MaxOperations)
+	var stack [DefaultMaxOperations][]byte
+	parts, err := splitMultipart(content, boundary, lim.MaxOperations, stack[:])
 	switch {
 	case errors.Is(err, errTooManyParts):
 		return nil, tooManyOperations(lim.MaxOperations)
@@ -115,12 +122,17 @@ func parseChangeset(content []byte, boundary string, lim *Limits) ([]Operation, 
 		return nil, invalid("changeset: %v", err)
 	}
 	ops := make([]Operation, len(parts))
+	var cache headerCache
 	for i, p := range parts {
-		hdr, rest, err := readHeader(p, lim)
+		// One copy per part: method, URL, header values and BodyText are substrings of it,
+		// so what a decoded entity retains is its own part (and at most the header values of
+		// an earlier one), never the whole batch.
+		text := string(p)
+		hdr, off, err := cache.partHeader(p, text, lim)
 		if err != nil {
 			return nil, opInvalid(i, "part header: %v", err)
 		}
-		if err := parseOperation(&ops[i], hdr, rest, lim); err != nil {
+		if err := parseOperation(&ops[i], hdr, p[off:], text[off:], &cache, lim); err != nil {
 			return nil, &OpError{Index: i, Err: err}
 		}
 		if ops[i].Method == http.MethodGet {
@@ -131,9 +143,10 @@ func parseChangeset(content []byte, boundary string, lim *Limits) ([]Operation, 
 }
 
 // parseRetrieve parses the bare application/http part of a retrieve batch: one GET.
-func parseRetrieve(hdr http.Header, content []byte, lim *Limits) ([]Operation, error) {
+func parseRetrieve(hdr partHeader, content []byte, lim *Limits) ([]Operation, error) {
 	var op Operation
-	if err := parseOperation(&op, hdr, content, lim); err != nil {
+	var cache headerCache
+	if err := parseOperation(&op, hdr, content, string(content), &cache, lim); err != nil {
 		return nil, err
 	}
 	if op.Method != http.MethodGet {
@@ -142,53 +155,91 @@ func parseRetrieve(hdr http.Header, content []byte, lim *Limits) ([]Operation, e
 	return []Operation{op}, nil
 }
 
-// parseOperation parses one application/http part, given its MIME headers and content:
+// parseOperation parses one application/http part, given its MIME headers and content
+// (text is the same bytes as a string; the operation's strings are substrings of it):
 //
 //	content := *( [CR] LF ) request-line header-block [ body ]
 //	request-line := method SP request-target [ SP HTTP-version ] [CR] LF
-func parseOperation(op *Operation, partHdr http.Header, content []byte, lim *Limits) error {
-	media, _, err := mediaType(partHdr.Get("Content-Type"))
+func parseOperation(op *Operation, partHdr partHeader, content []byte, text string, cache *headerCache, lim *Limits) error {
+	media, _, err := mediaType(partHdr.contentType)
 	if err != nil || (media != "" && media != "application/http") {
-		return invalid("sub-request part of type %q", partHdr.Get("Content-Type"))
+		return invalid("sub-request part of type %q", partHdr.contentType)
 	}
-	content = bytes.TrimLeft(content, "\r\n")
+	skip := len(content) - len(bytes.TrimLeft(content, "\r\n"))
+	content, text = content[skip:], text[skip:]
 	line, next, err := nextLine(content, 0, lim.MaxHeaderBytes)
 	if err != nil {
 		return invalid("request line: %v", err)
 	}
-	if op.Method, op.URL, err = parseRequestLine(string(line)); err != nil {
+	if op.Method, op.URL, err = parseRequestLine(text[:len(line)]); err != nil {
 		return invalid("request line: %v", err)
 	}
-	hdr, body, err := readHeader(content[next:], lim)
+	content, text = content[next:], text[next:]
+	hdr, off, err := cache.requestHeader(content, text, lim)
 	if err != nil {
 		return invalid("sub-request header: %v", err)
 	}
 	op.Header = hdr
-	op.Body = bytes.Trim(body, " \t\r\n")
-	op.ContentID = partHdr.Get("Content-Id")
-	if op.ContentID == "" {
-		op.ContentID = hdr.Get("Content-Id")
+	start, end := trimSpan(content, off, len(content))
+	op.Body, op.BodyText = content[start:end], text[start:end]
+	op.ContentID = partHdr.contentID
+	if v := hdr["Content-Id"]; op.ContentID == "" && len(v) > 0 { // hdr.Get, key already canonical
+		op.ContentID = v[0]
 	}
 	return nil
 }
+
+// trimSpan narrows data[start:end] by the whitespace bytes.Trim(…, " \t\r\n") removes.
+func trimSpan(data []byte, start, end int) (int, int) {
+	for start < end && isSpace(data[start]) {
+		start++
+	}
+	for end > start && isSpace(data[end-1]) {
+		end--
+	}
+	return start, end
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // parseRequestLine splits "METHOD target HTTP/1.1". The version may be missing, and the
 // target is whatever lies between method and version, trimmed, so a hand-written target with
 // a space survives for the resource parser to judge.
 func parseRequestLine(line string) (method, target string, err error) {
-	if hasControl([]byte(line), true) {
+	if hasControl(line, true) {
 		return "", "", errors.New("control character")
 	}
-	method, rest, _ := strings.Cut(strings.Trim(line, " \t"), " ")
-	if !validFieldName([]byte(method)) {
+	method, rest, _ := strings.Cut(trimBlank(line), " ")
+	if !validFieldName(method) {
 		return "", "", errors.New("malformed method")
 	}
-	rest = strings.Trim(rest, " \t")
-	if i := strings.LastIndexAny(rest, " \t"); i >= 0 && strings.HasPrefix(rest[i+1:], "HTTP/") {
-		rest = strings.TrimRight(rest[:i], " \t")
+	rest = trimBlank(rest)
+	if i := lastBlank(rest); i >= 0 && strings.HasPrefix(rest[i+1:], "HTTP/") {
+		rest = trimBlank(rest[:i])
 	}
 	if rest == "" || strings.ContainsRune(rest, '\t') {
 		return "", "", errors.New("malformed request target")
 	}
 	return method, rest, nil
+}
+
+// trimBlank is strings.Trim(s, " \t") without building a cutset per call.
+func trimBlank(s string) string {
+	for len(s) > 0 && isBlank(s[0]) {
+		s = s[1:]
+	}
+	for len(s) > 0 && isBlank(s[len(s)-1]) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// lastBlank is strings.LastIndexAny(s, " \t").
+func lastBlank(s string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if isBlank(s[i]) {
+			return i
+		}
+	}
+	return -1
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -137,64 +138,120 @@ func Retrieved(etag, contentType string, body []byte) SubResponse {
 // fails, writing nothing, if a boundary or field is unusable (empty status, CR/LF in a
 // value, a body holding a line that starts with the delimiter): those are server bugs.
 func WriteResponse(w io.Writer, batchBoundary, changesetBoundary string, subs []SubResponse) error {
-	if err := checkWrite([]string{batchBoundary, changesetBoundary}, subs); err != nil {
+	b, err := AppendResponse(nil, batchBoundary, changesetBoundary, subs)
+	if err != nil {
 		return err
 	}
-	var b bytes.Buffer
-	b.WriteString("--" + batchBoundary + "\r\n")
-	b.WriteString("Content-Type: " + ResponseContentType(changesetBoundary) + "\r\n\r\n")
-	for i := range subs {
-		b.WriteString("--" + changesetBoundary + "\r\n")
-		writeSub(&b, &subs[i])
-		b.WriteString("\r\n")
-	}
-	b.WriteString("--" + changesetBoundary + "--\r\n")
-	b.WriteString("--" + batchBoundary + "--\r\n")
-	_, err := w.Write(b.Bytes())
+	_, err = w.Write(b)
 	return err
+}
+
+// AppendResponse is WriteResponse appending to dst (a reused buffer spares the copy through
+// an io.Writer). On error it returns dst unchanged.
+func AppendResponse(dst []byte, batchBoundary, changesetBoundary string, subs []SubResponse) ([]byte, error) {
+	if err := checkWrite([]string{batchBoundary, changesetBoundary}, subs); err != nil {
+		return dst, err
+	}
+	n := 4*len(batchBoundary) + 3*len(changesetBoundary) + 64
+	for i := range subs {
+		n += len(changesetBoundary) + 6 + subSize(&subs[i])
+	}
+	b := slices.Grow(dst, n)
+	b = appendDelimiter(b, batchBoundary, false)
+	b = append(b, "Content-Type: multipart/mixed; boundary="...)
+	b = append(b, changesetBoundary...)
+	b = append(b, "\r\n\r\n"...)
+	for i := range subs {
+		b = appendDelimiter(b, changesetBoundary, false)
+		b = appendSub(b, &subs[i])
+		b = append(b, "\r\n"...)
+	}
+	b = appendDelimiter(b, changesetBoundary, true)
+	return appendDelimiter(b, batchBoundary, true), nil
 }
 
 // WriteRetrieveResponse writes the body of the 202 response to a retrieve batch: one
 // application/http part directly in the batch, with no changeset level.
 func WriteRetrieveResponse(w io.Writer, batchBoundary string, sub SubResponse) error {
-	if err := checkWrite([]string{batchBoundary}, []SubResponse{sub}); err != nil {
+	b, err := AppendRetrieveResponse(nil, batchBoundary, sub)
+	if err != nil {
 		return err
 	}
-	var b bytes.Buffer
-	b.WriteString("--" + batchBoundary + "\r\n")
-	writeSub(&b, &sub)
-	b.WriteString("\r\n--" + batchBoundary + "--\r\n")
-	_, err := w.Write(b.Bytes())
+	_, err = w.Write(b)
 	return err
 }
 
-// writeSub writes one part: MIME headers, empty line, status line, headers, empty line, body.
-// The caller writes the CRLF that starts the next delimiter.
-func writeSub(b *bytes.Buffer, s *SubResponse) {
-	b.WriteString("Content-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n")
-	b.WriteString("HTTP/1.1 " + strconv.Itoa(s.Status) + " " + http.StatusText(s.Status) + "\r\n")
-	field := func(name, value string) {
-		if value != "" {
-			b.WriteString(name + ": " + value + "\r\n")
-		}
+// AppendRetrieveResponse is WriteRetrieveResponse appending to dst. On error it returns dst
+// unchanged.
+func AppendRetrieveResponse(dst []byte, batchBoundary string, sub SubResponse) ([]byte, error) {
+	if err := checkWrite([]string{batchBoundary}, []SubResponse{sub}); err != nil {
+		return dst, err
 	}
-	field("Content-ID", s.ContentID)
-	field("X-Content-Type-Options", "nosniff")
-	field("Cache-Control", "no-cache")
-	field("Preference-Applied", s.PreferenceApplied)
-	field("DataServiceVersion", s.DataServiceVersion)
-	field("Content-Type", s.ContentType)
-	field("Location", s.Location)
-	field("DataServiceId", s.DataServiceID)
-	field("ETag", s.ETag)
-	b.WriteString("\r\n")
-	b.Write(s.Body)
+	b := slices.Grow(dst, 3*len(batchBoundary)+16+subSize(&sub))
+	b = appendDelimiter(b, batchBoundary, false)
+	b = appendSub(b, &sub)
+	b = append(b, "\r\n"...)
+	return appendDelimiter(b, batchBoundary, true), nil
+}
+
+// appendDelimiter appends "--boundary" (plus "--" for the close delimiter) and CRLF.
+func appendDelimiter(b []byte, boundary string, close bool) []byte {
+	b = append(b, "--"...)
+	b = append(b, boundary...)
+	if close {
+		b = append(b, "--"...)
+	}
+	return append(b, "\r\n"...)
+}
+
+// Constant parts of every sub-response: the MIME part header and the fields that follow the
+// optional Content-ID.
+const (
+	subPartHeader = "Content-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\nHTTP/1.1 "
+	subFixed      = "X-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\n"
+)
+
+// appendSub appends one part: MIME headers, empty line, status line, headers, empty line,
+// body. The caller writes the CRLF that starts the next delimiter.
+func appendSub(b []byte, s *SubResponse) []byte {
+	b = append(b, subPartHeader...)
+	b = strconv.AppendInt(b, int64(s.Status), 10)
+	b = append(b, ' ')
+	b = append(b, http.StatusText(s.Status)...)
+	b = append(b, "\r\n"...)
+	b = appendField(b, "Content-ID: ", s.ContentID)
+	b = append(b, subFixed...)
+	b = appendField(b, "Preference-Applied: ", s.PreferenceApplied)
+	b = appendField(b, "DataServiceVersion: ", s.DataServiceVersion)
+	b = appendField(b, "Content-Type: ", s.ContentType)
+	b = appendField(b, "Location: ", s.Location)
+	b = appendField(b, "DataServiceId: ", s.DataServiceID)
+	b = appendField(b, "ETag: ", s.ETag)
+	b = append(b, "\r\n"...)
+	return append(b, s.Body...)
+}
+
+// appendField appends "Name: value" CRLF (prefix holds "Name: "), or nothing for an empty value.
+func appendField(b []byte, prefix, value string) []byte {
+	if value == "" {
+		return b
+	}
+	b = append(b, prefix...)
+	b = append(b, value...)
+	return append(b, "\r\n"...)
+}
+
+// subSize bounds the bytes appendSub writes for s, so the output is allocated once.
+func subSize(s *SubResponse) int {
+	const names = len("Content-ID: Preference-Applied: DataServiceVersion: Content-Type: Location: DataServiceId: ETag: ")
+	return len(subPartHeader) + 48 + len(subFixed) + names + 2*7 + 2 + len(s.ContentID) + len(s.PreferenceApplied) +
+		len(s.DataServiceVersion) + len(s.ContentType) + len(s.Location) + len(s.DataServiceID) + len(s.ETag) + len(s.Body)
 }
 
 // checkWrite rejects output that would not frame correctly.
 func checkWrite(bounds []string, subs []SubResponse) error {
 	for _, bd := range bounds {
-		if bd == "" || len(bd) > DefaultMaxBoundaryLen || hasControl([]byte(bd), false) {
+		if bd == "" || len(bd) > DefaultMaxBoundaryLen || hasControl(bd, false) {
 			return fmt.Errorf("batch: unusable response boundary %q", bd)
 		}
 	}
@@ -203,17 +260,25 @@ func checkWrite(bounds []string, subs []SubResponse) error {
 		if http.StatusText(s.Status) == "" {
 			return fmt.Errorf("batch: sub-response %d: status %d", i, s.Status)
 		}
-		for _, v := range []string{s.ContentID, s.PreferenceApplied, s.DataServiceVersion,
+		for _, v := range [...]string{s.ContentID, s.PreferenceApplied, s.DataServiceVersion,
 			s.ContentType, s.Location, s.DataServiceID, s.ETag} {
-			if strings.ContainsAny(v, "\r\n") {
+			if strings.IndexByte(v, '\r') >= 0 || strings.IndexByte(v, '\n') >= 0 {
 				return fmt.Errorf("batch: sub-response %d: line break in header value %q", i, v)
 			}
 		}
 		for _, bd := range bounds {
-			if bytes.Contains(s.Body, []byte("\n--"+bd)) || bytes.HasPrefix(s.Body, []byte("--"+bd)) {
+			if len(s.Body) > 0 && containsDelimiter(s.Body, bd) {
 				return errors.New("batch: sub-response body contains a delimiter")
 			}
 		}
 	}
 	return nil
+}
+
+// containsDelimiter reports whether body holds a line starting with "--" + boundary (at
+// most DefaultMaxBoundaryLen bytes, as checkWrite ensures).
+func containsDelimiter(body []byte, boundary string) bool {
+	var stack [3 + DefaultMaxBoundaryLen]byte
+	nlDelim := append(append(stack[:0], "\n--"...), boundary...)
+	return bytes.HasPrefix(body, nlDelim[1:]) || bytes.Contains(body, nlDelim)
 }

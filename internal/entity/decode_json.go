@@ -35,15 +35,20 @@ const typeAnnotationSuffix = "@odata.type"
 //
 // The returned entity's strings may share one copy of body; body itself is not retained.
 func DecodeJSON(body []byte) (*Entity, KeyPresence, error) {
+	return DecodeJSONString(string(body))
+}
+
+// DecodeJSONString is DecodeJSON for a body the caller already holds as a string (a batch
+// sub-request, sliced from the parser's copy of its part), sparing the copy. The returned
+// entity's strings may be substrings of body, so retaining the entity retains body.
+func DecodeJSONString(body string) (*Entity, KeyPresence, error) {
 	var keys KeyPresence
-	if len(body) >= 3 && body[0] == 0xEF && body[1] == 0xBB && body[2] == 0xBF {
-		body = body[3:]
-	}
-	if !utf8.Valid(body) {
+	body = strings.TrimPrefix(body, "\uFEFF") // UTF-8 byte order mark
+	if !utf8.ValidString(body) {
 		return nil, keys, azerr.New(azerr.InvalidInput)
 	}
 	var buf [32]member
-	members, ok := scanObject(string(body), buf[:0])
+	members, ok := scanObject(body, buf[:0])
 	if !ok {
 		return nil, keys, azerr.New(azerr.InvalidInput)
 	}
@@ -51,28 +56,37 @@ func DecodeJSON(body []byte) (*Entity, KeyPresence, error) {
 		return nil, keys, err
 	}
 
-	e := &Entity{}
+	// Classify the members once; count the properties to size Props exactly.
 	n := 0
-	for i := range members {
-		if members[i].kind != kindNull {
-			n++
-		}
-	}
-	e.Props = make([]Property, 0, min(n, MaxCustomProperties+1))
 	for i := range members {
 		m := &members[i]
 		switch {
 		case m.name == "PartitionKey":
+			m.role = rolePartitionKey
+		case m.name == "RowKey":
+			m.role = roleRowKey
+		case m.name == "Timestamp", isAnnotationName(m.name):
+			m.role = roleIgnored
+		case m.kind != kindNull:
+			n++
+		}
+	}
+	e := &Entity{Props: make([]Property, min(n, MaxCustomProperties+1))}
+	k := 0 // properties decoded into e.Props so far
+	for i := range members {
+		m := &members[i]
+		switch m.role {
+		case rolePartitionKey:
 			if err := decodeKey(m, &e.PartitionKey, &keys.PartitionKey); err != nil {
 				return nil, keys, err
 			}
 			continue
-		case m.name == "RowKey":
+		case roleRowKey:
 			if err := decodeKey(m, &e.RowKey, &keys.RowKey); err != nil {
 				return nil, keys, err
 			}
 			continue
-		case m.name == "Timestamp", isAnnotationName(m.name):
+		case roleIgnored:
 			continue
 		}
 		if err := ValidatePropertyName(m.name); err != nil {
@@ -81,20 +95,33 @@ func DecodeJSON(body []byte) (*Entity, KeyPresence, error) {
 		if m.kind == kindNull {
 			continue
 		}
-		v, err := decodeValue(m)
-		if err != nil {
+		p := &e.Props[k] // decoded in place: Value is large
+		var err error
+		if p.Value, err = decodeValue(m); err != nil {
 			return nil, keys, err
 		}
-		if len(e.Props) == MaxCustomProperties {
+		if k == MaxCustomProperties {
 			return nil, keys, azerr.New(azerr.TooManyProperties)
 		}
-		e.Props = append(e.Props, Property{Name: m.name, Value: v})
+		p.Name = m.name
+		k++
 	}
-	if err := CheckLimits(e); err != nil {
-		return nil, keys, err
+	e.Props = e.Props[:k]
+	// The loop above already caps the property count. Size counts UTF-16 units, at most one
+	// per byte, so it cannot exceed maxSize(…) for this body: only a body that could be too
+	// large pays for the exact count.
+	if maxSize(len(body), len(members)) > MaxEntitySize {
+		if err := CheckLimits(e); err != nil {
+			return nil, keys, err
+		}
 	}
 	return e, keys, nil
 }
+
+// maxSize bounds Size of any entity decoded from a body of n bytes with m members: each
+// member adds at most 8 bytes of overhead and 20 of fixed-size value or string header, and
+// every name or string value byte at most 2 (a UTF-16 unit per byte; escapes only shrink).
+func maxSize(n, m int) int { return 4 + 28*m + 2*n }
 
 // isAnnotationName reports members that are OData annotations rather than properties:
 // "odata.*" on the entity and "X@odata.*" on a property.

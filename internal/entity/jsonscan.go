@@ -35,7 +35,19 @@ type member struct {
 	integral bool
 	// ann is the type from the matching "name@odata.type" member, 0 if none.
 	ann Type
+	// role is what DecodeJSON makes of the member.
+	role memberRole
 }
+
+// memberRole classifies a top-level member.
+type memberRole uint8
+
+const (
+	roleProperty memberRole = iota // a custom property (the zero value)
+	rolePartitionKey
+	roleRowKey
+	roleIgnored // Timestamp and OData annotations
+)
 
 // str returns the unescaped value of a string member.
 func (m *member) str() string {
@@ -212,6 +224,10 @@ func (sc *scanner) scanString() (raw string, esc, ok bool) {
 	s := sc.s
 	for i := start; i < len(s); {
 		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' { // the common case first: one compare chain
+			i++
+			continue
+		}
 		switch {
 		case c == '"':
 			sc.i = i + 1

@@ -65,8 +65,9 @@ func (s *Server) authenticate(c *call, op operation) error {
 	if op == opPreflight {
 		return nil
 	}
-	acct := s.accounts[c.account]
-	if _, ok := c.query.values["sig"]; ok && c.r.Header.Get("Authorization") == "" {
+	v := s.accounts[c.account]
+	authz := c.r.Header.Get("Authorization")
+	if _, ok := c.query.values["sig"]; ok && authz == "" {
 		sas, _, err := auth.ParseSAS(c.query.values)
 		if err != nil {
 			return err
@@ -78,7 +79,7 @@ func (s *Server) authenticate(c *call, op operation) error {
 			Policy:    s.policyLookup(c, sas.TableName),
 			StartSkew: 0,
 		}
-		if err := sas.Verify(acct, req); err != nil {
+		if err := sas.Verify(v.Account(), req); err != nil {
 			return err
 		}
 		if err := sas.Authorize(authOperation(op, c), c.res.table); err != nil {
@@ -87,19 +88,19 @@ func (s *Server) authenticate(c *call, op operation) error {
 		c.sas = sas
 		return nil
 	}
-	if c.r.Header.Get("Authorization") == "" {
+	if authz == "" {
 		return azerr.New(azerr.AuthenticationFailed)
 	}
-	rawPath, rawQuery := rawTarget(c.r)
-	return auth.VerifySharedKey(auth.RequestInfo{
+	// resolveAccount took the request-target apart already.
+	return v.VerifySharedKey(auth.RequestInfo{
 		Method:    c.r.Method,
-		RawPath:   rawPath,
-		RawQuery:  rawQuery,
+		RawPath:   c.targetPath,
+		RawQuery:  c.targetQuery,
 		Header:    c.r.Header,
 		Account:   c.account,
 		PathStyle: c.pathStyle,
 		Secondary: c.secondary,
-	}, acct)
+	})
 }
 
 // policyLookup resolves a SAS's si against the stored access policies of its table, read at

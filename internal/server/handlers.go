@@ -67,8 +67,8 @@ func (s *Server) dispatch(c *call, op operation, method string) error {
 		return err
 	}
 	s.write(c, rp)
-	if rp.release != nil {
-		rp.release()
+	if rp.pooled != nil {
+		rp.pool.put(rp.pooled)
 	}
 	return nil
 }
@@ -96,12 +96,10 @@ func readBody(c *call, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-func jsonHeader(c *call) http.Header {
-	h := http.Header{}
-	h.Set("Content-Type", jsonContentType(c.level))
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Content-Type-Options", "nosniff")
-	return h
+// jsonReply returns a reply with the headers of a JSON answer (Content-Type at the call's
+// metadata level, Cache-Control: no-cache, X-Content-Type-Options: nosniff).
+func jsonReply(c *call, status int) *reply {
+	return &reply{status: status, contentType: jsonContentType(c.level), noCache: true}
 }
 
 // ---- tables ----
@@ -148,11 +146,13 @@ func (s *Server) queryTables(c *call) (*reply, error) {
 		b = s.appendTable(b, c, t.Name, false)
 	}
 	b = append(b, "]}"...)
-	h := jsonHeader(c)
+	rp := jsonReply(c, http.StatusOK)
 	if page.Next != "" {
-		h.Set("x-ms-continuation-NextTableName", query.EncodeToken(page.Next))
+		rp.header = http.Header{}
+		rp.header.Set("x-ms-continuation-NextTableName", query.EncodeToken(page.Next))
 	}
-	return &reply{status: http.StatusOK, header: h, body: b}, nil
+	rp.body = b
+	return rp, nil
 }
 
 // appendTable appends one table object at the call's metadata level.
@@ -198,19 +198,19 @@ func (s *Server) createTable(c *call) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	loc := c.baseURL() + "/Tables('" + t.Name + "')"
-	h := jsonHeader(c)
-	h.Set("Location", loc)
+	rp := jsonReply(c, http.StatusCreated)
+	rp.location = c.baseURL() + "/Tables('" + t.Name + "')"
 	switch preferValue(c.r.Header) {
 	case "return-no-content":
-		h.Del("Content-Type")
-		h.Set("Preference-Applied", "return-no-content")
-		h.Set("DataServiceId", loc)
-		return &reply{status: http.StatusNoContent, header: h}, nil
+		rp.status, rp.contentType = http.StatusNoContent, ""
+		rp.preferenceApplied = "return-no-content"
+		rp.dataServiceID = rp.location
+		return rp, nil
 	case "return-content":
-		h.Set("Preference-Applied", "return-content")
+		rp.preferenceApplied = "return-content"
 	}
-	return &reply{status: http.StatusCreated, header: h, body: s.appendTable(nil, c, t.Name, true)}, nil
+	rp.body = s.appendTable(nil, c, t.Name, true)
+	return rp, nil
 }
 
 func (s *Server) getTable(c *call) (*reply, error) {
@@ -218,26 +218,44 @@ func (s *Server) getTable(c *call) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &reply{status: http.StatusOK, header: jsonHeader(c), body: s.appendTable(nil, c, t.Name, true)}, nil
+	rp := jsonReply(c, http.StatusOK)
+	rp.body = s.appendTable(nil, c, t.Name, true)
+	return rp, nil
 }
 
 func (s *Server) deleteTable(c *call) (*reply, error) {
 	if err := s.svc.DeleteTable(c.r.Context(), c.account, c.res.table); err != nil {
 		return nil, err
 	}
-	return &reply{status: http.StatusNoContent, header: http.Header{}}, nil
+	return &reply{status: http.StatusNoContent}, nil
 }
 
 // ---- entities ----
 
 func (s *Server) encodeOptions(c *call, tableName string, sel []string) entity.EncodeOptions {
-	return entity.EncodeOptions{
+	o := entity.EncodeOptions{
 		Level:   c.level,
-		BaseURL: c.baseURL(),
 		Account: c.account,
 		Table:   tableName,
 		Select:  sel,
 	}
+	if c.level == entity.FullMetadata { // the only level that writes URLs built on it
+		o.BaseURL = c.baseURL()
+	}
+	return o
+}
+
+// elementMetadata is the odata.metadata URL of a single entity of tableName, built in one
+// concatenation.
+func (c *call) elementMetadata(tableName string) string {
+	scheme := "http"
+	if c.r.TLS != nil {
+		scheme = "https"
+	}
+	if c.pathStyle {
+		return scheme + "://" + c.r.Host + "/" + c.account + "/$metadata#" + tableName + "/@Element"
+	}
+	return scheme + "://" + c.r.Host + "/$metadata#" + tableName + "/@Element"
 }
 
 func (s *Server) getEntity(c *call) (*reply, error) {
@@ -258,18 +276,23 @@ func (s *Server) getEntity(c *call) (*reply, error) {
 	}
 	o := s.encodeOptions(c, c.res.table, sel)
 	if c.level != entity.NoMetadata {
-		o.Metadata = c.baseURL() + "/$metadata#" + c.res.table + "/@Element"
+		o.Metadata = c.elementMetadata(c.res.table)
 		if sel != nil {
 			o.Metadata += "&$select=" + c.query.selectList
 		}
 	}
-	body, err := entity.AppendJSONRaw(nil, raw, o)
+	buf := s.bodies.get()
+	body, err := entity.AppendJSONRaw(buf.b[:0], raw, o)
+	buf.b = body
 	if err != nil {
+		s.bodies.put(buf)
 		return nil, err
 	}
-	h := jsonHeader(c)
-	h.Set("ETag", entity.ETag(raw.Timestamp()))
-	return &reply{status: http.StatusOK, header: h, body: body}, nil
+	rp := jsonReply(c, http.StatusOK)
+	rp.etag = entity.ETag(raw.Timestamp())
+	rp.body = body
+	rp.pooled, rp.pool = buf, &s.bodies
+	return rp, nil
 }
 
 // decodeEntityBody decodes and validates an entity body. URL keys, when given, are
@@ -316,24 +339,26 @@ func (s *Server) insertEntity(c *call) (*reply, error) {
 
 // insertReply builds the 201 (echo) or 204 (Prefer: return-no-content) answer of an insert.
 func (s *Server) insertReply(c *call, e *entity.Entity, prefer string) *reply {
-	loc := c.baseURL() + "/" + entity.EntityPath(c.res.table, e.PartitionKey, e.RowKey)
-	h := jsonHeader(c)
-	h.Set("ETag", entity.ETag(e.Timestamp))
-	h.Set("Location", loc)
+	rp := jsonReply(c, http.StatusCreated)
+	rp.etag = entity.ETag(e.Timestamp)
+	rp.location = c.entityURL(c.res.table, e.PartitionKey, e.RowKey)
 	if prefer == "return-no-content" {
-		h.Del("Content-Type")
-		h.Set("Preference-Applied", "return-no-content")
-		h.Set("DataServiceId", loc)
-		return &reply{status: http.StatusNoContent, header: h}
+		rp.status, rp.contentType = http.StatusNoContent, ""
+		rp.preferenceApplied = "return-no-content"
+		rp.dataServiceID = rp.location
+		return rp
 	}
 	if prefer == "return-content" {
-		h.Set("Preference-Applied", "return-content")
+		rp.preferenceApplied = "return-content"
 	}
 	o := s.encodeOptions(c, c.res.table, nil)
 	if c.level != entity.NoMetadata {
-		o.Metadata = c.baseURL() + "/$metadata#" + c.res.table + "/@Element"
+		o.Metadata = c.elementMetadata(c.res.table)
 	}
-	return &reply{status: http.StatusCreated, header: h, body: entity.AppendJSON(nil, e, o)}
+	buf := s.bodies.get()
+	buf.b = entity.AppendJSON(buf.b[:0], e, o)
+	rp.body, rp.pooled, rp.pool = buf.b, buf, &s.bodies
+	return rp
 }
 
 // entityOp turns an entity write (a changeset POST, or a PUT/MERGE/DELETE on an entity URL)
@@ -396,11 +421,11 @@ func (s *Server) writeEntity(c *call, op operation) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := http.Header{}
+	rp := &reply{status: http.StatusNoContent}
 	if res.Entity != nil {
-		h.Set("ETag", entity.ETag(res.Entity.Timestamp))
+		rp.etag = entity.ETag(res.Entity.Timestamp)
 	}
-	return &reply{status: http.StatusNoContent, header: h}, nil
+	return rp, nil
 }
 
 func (s *Server) queryEntities(c *call) (*reply, error) {
@@ -467,7 +492,8 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 		return nil, err
 	}
 	b = append(b, "]}"...)
-	h := jsonHeader(c)
+	rp := jsonReply(c, http.StatusOK)
+	h := http.Header{}
 	if info.Next != nil {
 		h.Set("x-ms-continuation-NextPartitionKey", query.EncodeToken(info.Next.PartitionKey))
 		h.Set("x-ms-continuation-NextRowKey", query.EncodeToken(info.Next.RowKey))
@@ -475,7 +501,8 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 	h.Set("x-tablo-query-plan", planHeader(info))
 	s.log.Debug("query", "request_id", c.requestID, "plan", info.Plan, "scanned", info.Scanned, "returned", info.Returned)
 	buf.b = b
-	return &reply{status: http.StatusOK, header: h, body: b, release: func() { s.pages.put(buf) }}, nil
+	rp.header, rp.body, rp.pooled, rp.pool = h, b, buf, &s.pages
+	return rp, nil
 }
 
 func planHeader(info table.PageInfo) string {

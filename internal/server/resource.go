@@ -183,6 +183,12 @@ func (a *argScanner) quoted() (string, error) {
 	if !a.consume("'") {
 		return "", errQuerySyntax
 	}
+	// Without a doubled quote the literal is a substring of the path: no copy.
+	if n := strings.IndexByte(a.s[a.i:], '\''); n >= 0 && !strings.HasPrefix(a.s[a.i+n+1:], "'") {
+		v := a.s[a.i : a.i+n]
+		a.i += n + 1
+		return v, nil
+	}
 	var b strings.Builder
 	for a.i < len(a.s) {
 		c := a.s[a.i]

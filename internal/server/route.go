@@ -44,6 +44,9 @@ type queryParams struct {
 }
 
 func parseQuery(raw string) (queryParams, error) {
+	if raw == "" {
+		return queryParams{}, nil // most point operations: no map to build
+	}
 	v, err := parseForm(raw)
 	if err != nil {
 		return queryParams{}, err
@@ -194,7 +197,9 @@ func route(method string, c *call) (operation, error) {
 // preferValue returns the Prefer header's return-no-content or return-content, or "".
 func preferValue(h http.Header) string {
 	for _, v := range h.Values("Prefer") {
-		for _, p := range strings.Split(v, ",") {
+		for v != "" {
+			var p string
+			p, v, _ = strings.Cut(v, ",")
 			switch strings.TrimSpace(p) {
 			case "return-no-content":
 				return "return-no-content"

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -40,8 +41,9 @@ type Options struct {
 
 // Server is the Table service's http.Handler.
 type Server struct {
-	svc      *table.Service
-	accounts map[string]*auth.Account
+	svc *table.Service
+	// accounts maps each account name to the verifier of its Shared Key signatures.
+	accounts map[string]*auth.Verifier
 	log      *slog.Logger
 	now      func() time.Time
 	// Request ids: a random per-process prefix and a counter, formatted like Azure's GUIDs.
@@ -50,6 +52,8 @@ type Server struct {
 	date     atomic.Pointer[cachedDate]
 	// pages recycles query response buffers, which grow to ~1 MB for a page of 1 KiB entities.
 	pages bufferPool
+	// bodies recycles single-entity response buffers.
+	bodies bufferPool
 	// props caches each account's decoded service properties (CORS rules).
 	props propsCache
 }
@@ -67,13 +71,15 @@ func New(o Options) *Server {
 	h := hex.EncodeToString(rnd[:])
 	s := &Server{
 		svc:      o.Service,
-		accounts: map[string]*auth.Account{},
+		accounts: map[string]*auth.Verifier{},
 		log:      o.Logger,
 		now:      o.Now,
 		idPrefix: h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-",
+		pages:    bufferPool{size: 64 << 10},
+		bodies:   bufferPool{size: 4 << 10},
 	}
 	for i := range o.Accounts {
-		s.accounts[o.Accounts[i].Name] = &o.Accounts[i]
+		s.accounts[o.Accounts[i].Name] = auth.NewVerifier(&o.Accounts[i])
 	}
 	return s
 }
@@ -81,8 +87,8 @@ func New(o Options) *Server {
 func (s *Server) newRequestID() string {
 	n := s.idSeq.Add(1)
 	const hexDigits = "0123456789abcdef"
-	b := make([]byte, 0, len(s.idPrefix)+17)
-	b = append(b, s.idPrefix...)
+	var buf [40]byte // the prefix (19 bytes) and the counter (17) fit: one allocation, the string
+	b := append(buf[:0], s.idPrefix...)
 	// The counter as "xxxx-xxxxxxxxxxxx" (16 hex digits), like the tail of a GUID.
 	for i := 15; i >= 0; i-- {
 		if i == 11 {
@@ -106,13 +112,17 @@ type call struct {
 	secondary bool
 	// rawPath is the still-encoded path after the account segment (starting with "/").
 	rawPath string
-	res     resource
-	query   queryParams
-	level   entity.MetadataLevel
+	// targetPath and targetQuery are the request-target as sent (see rawTarget).
+	targetPath, targetQuery string
+	res                     resource
+	query                   queryParams
+	level                   entity.MetadataLevel
 	// xmlErrors selects the storage-common XML error body (ACL and service endpoints).
 	xmlErrors bool
 	sas       *auth.SAS
 	status    int
+	// hv backs the response header values this package sets.
+	hv headerValues
 }
 
 // ServeHTTP implements http.Handler.
@@ -156,20 +166,35 @@ func (s *Server) logRequest(c *call) {
 func (s *Server) setCommonHeaders(c *call) {
 	// Canonical keys assigned directly: this runs on every request.
 	h := c.w.Header()
-	h["X-Ms-Request-Id"] = []string{c.requestID}
-	v := c.r.Header.Get("x-ms-version")
+	c.hv.set(h, "X-Ms-Request-Id", c.requestID)
+	v := c.r.Header.Get("X-Ms-Version")
 	if v == "" {
 		v = c.r.URL.Query().Get("sv")
 	}
 	if v == "" {
 		v = DefaultVersion
 	}
-	h["X-Ms-Version"] = []string{v}
-	h["Date"] = []string{s.dateHeader()}
-	h["Server"] = []string{"Tablo"}
-	if id := c.r.Header.Get("x-ms-client-request-id"); id != "" {
-		h["X-Ms-Client-Request-Id"] = []string{id}
+	c.hv.set(h, "X-Ms-Version", v)
+	c.hv.set(h, "Date", s.dateHeader())
+	c.hv.set(h, "Server", "Tablo")
+	if id := c.r.Header.Get("X-Ms-Client-Request-Id"); id != "" {
+		c.hv.set(h, "X-Ms-Client-Request-Id", id)
 	}
+}
+
+// headerValues hands out one-element header value slices cut from a shared backing array, so
+// that a response's headers cost one allocation rather than one each. Each slice has capacity
+// 1: an Add elsewhere copies instead of overwriting a neighbour.
+type headerValues struct{ buf []string }
+
+// set sets h[key] (key in canonical form) to the single value v.
+func (hv *headerValues) set(h http.Header, key, v string) {
+	if len(hv.buf) == cap(hv.buf) {
+		hv.buf = make([]string, 0, 12) // enough for every header of a point operation
+	}
+	hv.buf = append(hv.buf, v)
+	n := len(hv.buf)
+	h[key] = hv.buf[n-1 : n : n]
 }
 
 // dateHeader returns the RFC 1123 Date value, formatted once per second.
@@ -203,10 +228,10 @@ func (s *Server) serve(c *call) error {
 	}
 	c.query = q
 	c.xmlErrors = q.comp != "" || q.restype != ""
-	if err := checkVersion(c.r.Header.Get("x-ms-version")); err != nil {
+	if err := checkVersion(c.r.Header.Get("X-Ms-Version")); err != nil {
 		return err
 	}
-	if id := c.r.Header.Get("x-ms-client-request-id"); len(id) > 1024 {
+	if id := c.r.Header.Get("X-Ms-Client-Request-Id"); len(id) > 1024 {
 		return azerr.New(azerr.InvalidHeaderValue)
 	}
 	level, err := negotiateLevel(q.format, c.r.Header.Get("Accept"))
@@ -249,14 +274,20 @@ func (s *Server) resolveAccount(c *call) error {
 		host = h
 	}
 	host = strings.Trim(host, "[]")
-	raw, _ := rawTarget(c.r)
-	pathStyle := net.ParseIP(host) != nil || host == "localhost" || !strings.Contains(host, ".") ||
+	c.targetPath, c.targetQuery = rawTarget(c.r)
+	raw := c.targetPath
+	pathStyle := isIP(host) || host == "localhost" || !strings.Contains(host, ".") ||
 		host == "host.docker.internal"
 	var account string
 	if pathStyle {
 		rest := strings.TrimPrefix(raw, "/")
-		account, rest, _ = strings.Cut(rest, "/")
-		c.rawPath = "/" + rest
+		var found bool
+		account, rest, found = strings.Cut(rest, "/")
+		// "/" + rest, sliced from the target rather than concatenated.
+		c.rawPath = "/"
+		if found {
+			c.rawPath = raw[len(raw)-len(rest)-1:]
+		}
 	} else {
 		account, _, _ = strings.Cut(host, ".")
 		c.rawPath = raw
@@ -275,6 +306,13 @@ func (s *Server) resolveAccount(c *call) error {
 	return nil
 }
 
+// isIP reports whether host is an IP address as net.ParseIP reads one (no zone), without
+// allocating.
+func isIP(host string) bool {
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.Zone() == ""
+}
+
 // rawTarget returns the path and query exactly as on the request line, still percent-encoded
 // (signatures are computed over them, never over the decoded path).
 func rawTarget(r *http.Request) (rawPath, rawQuery string) {
@@ -290,6 +328,12 @@ func checkVersion(v string) error {
 	if v == "" {
 		return nil
 	}
+	if ok, known := quickVersion(v); known {
+		if !ok {
+			return azerr.New(azerr.JSONFormatNotSupported)
+		}
+		return nil
+	}
 	t, err := time.Parse("2006-01-02", v)
 	if err != nil {
 		return azerr.Newf(azerr.InvalidHeaderValue, "The value for one of the HTTP headers is not in the correct format.")
@@ -300,9 +344,33 @@ func checkVersion(v string) error {
 	return nil
 }
 
+// quickVersion decides checkVersion for a plain "YYYY-MM-DD" that is a real date without
+// time.Parse: ok reports that it is on or after 2013-08-15. known is false for anything else,
+// which time.Parse then judges (with its exact error cases).
+func quickVersion(v string) (ok, known bool) {
+	if len(v) != 10 || v[4] != '-' || v[7] != '-' {
+		return false, false
+	}
+	num := func(s string) int {
+		n := 0
+		for i := 0; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return -1
+			}
+			n = n*10 + int(s[i]-'0')
+		}
+		return n
+	}
+	y, m, d := num(v[:4]), num(v[5:7]), num(v[8:])
+	if y < 0 || m < 1 || m > 12 || d < 1 || d > 28 {
+		return false, false // days 29-31 are left to time.Parse's calendar
+	}
+	return v >= "2013-08-15", true
+}
+
 // effectiveMethod applies X-HTTP-Method tunnelling.
 func effectiveMethod(r *http.Request) (string, error) {
-	vals := r.Header.Values("X-HTTP-Method")
+	vals := r.Header.Values("X-Http-Method") // canonical form: no allocation
 	if len(vals) == 0 {
 		return r.Method, nil
 	}
@@ -331,13 +399,43 @@ func (c *call) baseURL() string {
 	return scheme + "://" + c.r.Host
 }
 
+// entityURL is baseURL() + "/" + entity.EntityPath(tableName, pk, rk), built in one buffer
+// (on the stack unless the keys are long).
+func (c *call) entityURL(tableName, pk, rk string) string {
+	var buf [256]byte
+	b := append(buf[:0], "http"...)
+	if c.r.TLS != nil {
+		b = append(b, 's')
+	}
+	b = append(b, "://"...)
+	b = append(b, c.r.Host...)
+	if c.pathStyle {
+		b = append(b, '/')
+		b = append(b, c.account...)
+	}
+	b = append(b, '/')
+	b = entity.AppendEntityPath(b, tableName, pk, rk)
+	return string(b)
+}
+
 // reply is a complete response produced by a handler.
 type reply struct {
 	status int
+	// The headers of the frequent replies, as fields ("" or false: not sent), written without
+	// building an intermediate http.Header.
+	contentType       string
+	noCache           bool // Cache-Control: no-cache and X-Content-Type-Options: nosniff
+	etag              string
+	location          string
+	preferenceApplied string
+	dataServiceID     string
+	errorCode         string // x-ms-error-code
+	// header holds any other headers (canonical keys).
 	header http.Header
 	body   []byte
-	// release, when set, is called once the body has been written (pooled buffers).
-	release func()
+	// pooled, when set, is body's buffer, returned to pool once the body has been written.
+	pooled *pageBuffer
+	pool   *bufferPool
 }
 
 func (s *Server) write(c *call, rp *reply) {
@@ -345,8 +443,23 @@ func (s *Server) write(c *call, rp *reply) {
 	for k, vs := range rp.header {
 		h[k] = vs
 	}
+	set := func(key, v string) {
+		if v != "" {
+			c.hv.set(h, key, v)
+		}
+	}
+	set("Content-Type", rp.contentType)
+	if rp.noCache {
+		set("Cache-Control", "no-cache")
+		set("X-Content-Type-Options", "nosniff")
+	}
+	set("Etag", rp.etag)
+	set("Location", rp.location)
+	set("Preference-Applied", rp.preferenceApplied)
+	set("Dataserviceid", rp.dataServiceID)
+	set("X-Ms-Error-Code", rp.errorCode)
 	if len(rp.body) > 0 || rp.status == http.StatusOK {
-		h.Set("Content-Length", strconv.Itoa(len(rp.body)))
+		c.hv.set(h, "Content-Length", strconv.Itoa(len(rp.body)))
 	}
 	c.status = rp.status
 	c.w.WriteHeader(rp.status)
@@ -367,17 +480,15 @@ func (s *Server) writeError(c *call, err error) {
 		s.log.Error("request failed", "request_id", c.requestID, "err", err)
 	}
 	msg := e.Message() + "\nRequestId:" + c.requestID + "\nTime:" + s.now().UTC().Format("2006-01-02T15:04:05.0000000Z")
-	h := http.Header{}
-	h.Set("x-ms-error-code", string(e.Code))
-	var body []byte
+	rp := &reply{status: e.Status(), errorCode: string(e.Code)}
 	if c.xmlErrors {
-		h.Set("Content-Type", "application/xml")
-		body = appendXMLError(nil, string(e.Code), msg)
+		rp.contentType = "application/xml"
+		rp.body = appendXMLError(nil, string(e.Code), msg)
 	} else {
-		h.Set("Content-Type", jsonContentType(c.level))
-		body = appendJSONError(nil, string(e.Code), msg)
+		rp.contentType = jsonContentType(c.level)
+		rp.body = appendJSONError(nil, string(e.Code), msg)
 	}
-	s.write(c, &reply{status: e.Status(), header: h, body: body})
+	s.write(c, rp)
 }
 
 func jsonContentType(l entity.MetadataLevel) string {
