@@ -146,11 +146,11 @@ func (s *Server) decodeBatchOp(c *call, bop *batch.Operation, prefix string) (ba
 	var in *entity.Entity
 	switch op {
 	case opInsertEntity:
-		in, err = decodeBatchEntity(bop.BodyText, nil)
+		in, err = decodeEntityBody(bop.BodyText, nil)
 	case opDeleteEntity:
 		in = &entity.Entity{PartitionKey: res.pk, RowKey: res.rk}
 	default:
-		in, err = decodeBatchEntity(bop.BodyText, &res)
+		in, err = decodeEntityBody(bop.BodyText, &res)
 	}
 	if err != nil {
 		return batchOp{}, err
@@ -168,30 +168,6 @@ func (s *Server) decodeBatchOp(c *call, bop *batch.Operation, prefix string) (ba
 		}
 	}
 	return bo, nil
-}
-
-// decodeBatchEntity is decodeEntityBody (handlers.go) for a sub-request body, which the
-// batch parser already holds as a string, so decoding makes no further copy. The entity
-// shares that string's memory; it lives only as long as the request.
-func decodeBatchEntity(body string, urlKeys *resource) (*entity.Entity, error) {
-	if strings.TrimSpace(body) == "" {
-		if urlKeys == nil {
-			return nil, azerr.New(azerr.PropertiesNeedValue)
-		}
-		return nil, azerr.New(azerr.InvalidInput)
-	}
-	e, kp, err := entity.DecodeJSONString(body)
-	if err != nil {
-		return nil, err
-	}
-	if urlKeys != nil {
-		e.PartitionKey, e.RowKey = urlKeys.pk, urlKeys.rk
-		return e, nil
-	}
-	if !kp.PartitionKey || !kp.RowKey {
-		return nil, azerr.New(azerr.PropertiesNeedValue)
-	}
-	return e, nil
 }
 
 // batchSuccesses builds the sub-responses of an applied changeset. The Locations and ETags of

@@ -295,16 +295,17 @@ func (s *Server) getEntity(c *call) (*reply, error) {
 	return rp, nil
 }
 
-// decodeEntityBody decodes and validates an entity body. URL keys, when given, are
-// authoritative; otherwise the body must carry both keys.
-func decodeEntityBody(body []byte, urlKeys *resource) (*entity.Entity, error) {
-	if len(bytes.TrimSpace(body)) == 0 {
+// decodeEntityBody decodes and validates an entity body (a stand-alone request's or a batch
+// sub-request's). URL keys, when given, are authoritative; otherwise the body must carry both
+// keys. The entity's strings share body's memory.
+func decodeEntityBody(body string, urlKeys *resource) (*entity.Entity, error) {
+	if strings.TrimSpace(body) == "" {
 		if urlKeys == nil {
 			return nil, azerr.New(azerr.PropertiesNeedValue)
 		}
 		return nil, azerr.New(azerr.InvalidInput)
 	}
-	e, kp, err := entity.DecodeJSON(body)
+	e, kp, err := entity.DecodeJSONString(body)
 	if err != nil {
 		return nil, err
 	}
@@ -323,7 +324,7 @@ func (s *Server) insertEntity(c *call) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := decodeEntityBody(body, nil)
+	in, err := decodeEntityBody(string(body), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -406,7 +407,7 @@ func (s *Server) writeEntity(c *call, op operation) (*reply, error) {
 		if err != nil {
 			return nil, err
 		}
-		if in, err = decodeEntityBody(body, &c.res); err != nil {
+		if in, err = decodeEntityBody(string(body), &c.res); err != nil {
 			return nil, err
 		}
 	}
