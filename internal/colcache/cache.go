@@ -151,6 +151,15 @@ func (c *Cache) dropLocked(ts *tableState) {
 	ts.dirty, ts.sorted, ts.work = nil, nil, 0
 }
 
+// Ready reports whether View would currently find the table's columns for props: a cheap
+// check before a reader takes a store snapshot it would otherwise not need.
+func (c *Cache) Ready(tableID uint64, props []string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ts := c.tables[tableID]
+	return ts != nil && ts.base != nil && ts.base.hasAll(props)
+}
+
 // View returns the table's columns for props (sorted, distinct), or nil when they are not
 // cached: then the caller scans the store and reports the work with NoteScan. The caller
 // must take its store snapshot before calling View.

@@ -79,11 +79,14 @@ func TestBuildAndMatch(t *testing.T) {
 		f := newFixture(t, Options{MaxBytes: 16 << 20, NoValues: noValues})
 		f.load(1, 100)
 		f.load(2, 50) // a neighbouring table never leaks in
-		if v := f.c.View(1, []string{"Cat"}); v != nil {
+		if v := f.c.View(1, []string{"Cat"}); v != nil || f.c.Ready(1, []string{"Cat"}) {
 			t.Fatal("view before any build")
 		}
 		if err := f.c.Build(1, []string{"Cat", "Name", "Timestamp"}); err != nil {
 			t.Fatal(err)
+		}
+		if !f.c.Ready(1, []string{"Cat", "Name"}) || f.c.Ready(1, []string{"Cat", "Other"}) {
+			t.Fatal("Ready disagrees with the built columns")
 		}
 		v := f.c.View(1, []string{"Cat", "Name"})
 		if v == nil || v.Rows() != 100 {

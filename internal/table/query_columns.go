@@ -39,6 +39,9 @@ func cacheableFilter(plan *query.Plan) []string {
 // entities, same Scanned count, same continuation.
 func (s *Service) queryColumns(ctx context.Context, tableID uint64, spans []query.Span, residual *query.Filter, props []string,
 	limit int, deadline time.Time, visit func(entity.Raw) (bool, error), info *PageInfo) (bool, error) {
+	if !s.cols.Ready(tableID, props) {
+		return false, nil // no snapshot for tables the cache does not hold
+	}
 	// The snapshot must be taken before the view: every key written before the snapshot is
 	// then in the view's dirty set (package colcache).
 	snap, err := s.st.Snapshot(ctx)
