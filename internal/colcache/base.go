@@ -28,6 +28,7 @@ type base struct {
 	vends           []uint32
 	hasValues       bool
 	size            int64
+	gen             Gen // set when installed
 	refs            atomic.Int64
 }
 

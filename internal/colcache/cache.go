@@ -46,8 +46,9 @@ type Cache struct {
 
 	mu     sync.Mutex
 	tables map[uint64]*tableState
-	used   int64 // bytes of installed bases
-	clock  int64 // for least-recently-used eviction
+	used   int64  // bytes of installed bases
+	clock  int64  // for least-recently-used eviction
+	gens   uint64 // bases installed so far: the last one's Gen
 }
 
 // tableState is one table's cache state. Its fields are guarded by Cache.mu: writes touch
@@ -151,23 +152,31 @@ func (c *Cache) dropLocked(ts *tableState) {
 	ts.dirty, ts.sorted, ts.work = nil, nil, 0
 }
 
-// Ready reports whether View would currently find the table's columns for props: a cheap
-// check before a reader takes a store snapshot it would otherwise not need.
-func (c *Cache) Ready(tableID uint64, props []string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ts := c.tables[tableID]
-	return ts != nil && ts.base != nil && ts.base.hasAll(props)
-}
+// Gen identifies one installed base of one table. A rebuilt or re-created base has a new Gen.
+type Gen uint64
 
-// View returns the table's columns for props (sorted, distinct), or nil when they are not
-// cached: then the caller scans the store and reports the work with NoteScan. The caller
-// must take its store snapshot before calling View.
-func (c *Cache) View(tableID uint64, props []string) *View {
+// Ready reports whether View would currently find the table's columns for props, and the
+// generation of the base it would find. A reader calls Ready, then takes its store snapshot,
+// then View with that generation (see the package comment for why the order matters).
+func (c *Cache) Ready(tableID uint64, props []string) (Gen, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ts := c.tables[tableID]
 	if ts == nil || ts.base == nil || !ts.base.hasAll(props) {
+		return 0, false
+	}
+	return ts.base.gen, true
+}
+
+// View returns the table's columns for props (sorted, distinct), or nil when they are not
+// cached or the installed base is no longer gen, the one Ready reported before the caller
+// took its store snapshot: a base installed since may hold writes newer than that snapshot.
+// With nil, the caller scans the store and reports the work with NoteScan.
+func (c *Cache) View(tableID uint64, props []string, gen Gen) *View {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ts := c.tables[tableID]
+	if ts == nil || ts.base == nil || ts.base.gen != gen || !ts.base.hasAll(props) {
 		return nil
 	}
 	c.clock++
@@ -278,6 +287,8 @@ func (c *Cache) build(ts *tableState, props []string) error {
 		b.release()
 		return errTooBig
 	}
+	c.gens++
+	b.gen = Gen(c.gens)
 	ts.base, ts.dirty, ts.sorted, ts.retryAfter = b, next, nil, 0
 	c.used += b.size
 	c.clock++

@@ -35,6 +35,17 @@ func newFixture(t *testing.T, o Options) *fixture {
 	return f
 }
 
+// view is a reader's sequence without the store snapshot: Ready, then View of that generation.
+func (f *fixture) view(id uint64, props []string) *View {
+	gen, _ := f.c.Ready(id, props)
+	return f.c.View(id, props, gen)
+}
+
+func (f *fixture) ready(id uint64, props []string) bool {
+	_, ok := f.c.Ready(id, props)
+	return ok
+}
+
 func (f *fixture) load(id uint64, n int) {
 	f.t.Helper()
 	err := f.st.Update(context.Background(), []store.Lock{{Name: fmt.Sprint("table", id), Shared: true}}, func(tx store.Txn) error {
@@ -79,16 +90,16 @@ func TestBuildAndMatch(t *testing.T) {
 		f := newFixture(t, Options{MaxBytes: 16 << 20, NoValues: noValues})
 		f.load(1, 100)
 		f.load(2, 50) // a neighbouring table never leaks in
-		if v := f.c.View(1, []string{"Cat"}); v != nil || f.c.Ready(1, []string{"Cat"}) {
+		if v := f.view(1, []string{"Cat"}); v != nil || f.ready(1, []string{"Cat"}) {
 			t.Fatal("view before any build")
 		}
 		if err := f.c.Build(1, []string{"Cat", "Name", "Timestamp"}); err != nil {
 			t.Fatal(err)
 		}
-		if !f.c.Ready(1, []string{"Cat", "Name"}) || f.c.Ready(1, []string{"Cat", "Other"}) {
+		if !f.ready(1, []string{"Cat", "Name"}) || f.ready(1, []string{"Cat", "Other"}) {
 			t.Fatal("Ready disagrees with the built columns")
 		}
-		v := f.c.View(1, []string{"Cat", "Name"})
+		v := f.view(1, []string{"Cat", "Name"})
 		if v == nil || v.Rows() != 100 {
 			t.Fatalf("view: %+v", v)
 		}
@@ -118,7 +129,7 @@ func TestBuildAndMatch(t *testing.T) {
 		// Spans: one row range and the dirty keys inside it.
 		f.c.NoteWrites(1, [][]byte{keys.Entity(1, "p", "r00011"), keys.Entity(1, "p", "r00500"), keys.Entity(1, "p", "r00002")})
 		v.Release()
-		v = f.c.View(1, []string{"Cat"})
+		v = f.view(1, []string{"Cat"})
 		lo, hi, dirty := v.Span(keys.Entity(1, "p", "r00010"), keys.Entity(1, "p", "r00020"))
 		if lo != 10 || hi != 20 || len(dirty) != 1 {
 			t.Fatalf("span: rows [%d, %d), dirty %q", lo, hi, dirty)
@@ -131,7 +142,7 @@ func TestBuildAndMatch(t *testing.T) {
 		}
 		v.Release()
 		v.Release() // twice is harmless
-		if v := f.c.View(1, []string{"Missing"}); v != nil {
+		if v := f.view(1, []string{"Missing"}); v != nil {
 			t.Fatal("view for a property that was not built")
 		}
 	}
@@ -167,21 +178,21 @@ func TestBudgetAndEviction(t *testing.T) {
 		t.Fatalf("after the oversized build: %+v", st)
 	}
 	// Using table 1 makes table 2 the least recently used; a third table evicts it.
-	f.c.View(1, []string{"Cat"}).Release()
+	f.view(1, []string{"Cat"}).Release()
 	if err := f.c.Build(3, []string{"Cat"}); err != nil {
 		t.Fatal(err)
 	}
-	if f.c.View(2, []string{"Cat"}) != nil || f.c.Stats().Bytes != 2*size {
+	if f.view(2, []string{"Cat"}) != nil || f.c.Stats().Bytes != 2*size {
 		t.Fatalf("table 2 was not evicted: %+v", f.c.Stats())
 	}
 	// Drop frees a table; a View taken before keeps its memory readable until released.
-	v := f.c.View(3, []string{"Cat"})
+	v := f.view(3, []string{"Cat"})
 	f.c.Drop(3)
 	if got := len(matches(t, v, "Cat eq 1")); got != 2000 {
 		t.Fatalf("view after Drop: %d matches", got)
 	}
 	v.Release()
-	if f.c.View(3, []string{"Cat"}) != nil || f.c.Stats().Bytes != size {
+	if f.view(3, []string{"Cat"}) != nil || f.c.Stats().Bytes != size {
 		t.Fatalf("after Drop: %+v", f.c.Stats())
 	}
 }
@@ -192,12 +203,12 @@ func TestWritesTrackedAndBuildsTriggered(t *testing.T) {
 	// Writes to a table the cache does not track cost nothing and are not kept.
 	f.c.NoteWrites(1, [][]byte{keys.Entity(1, "p", "x")})
 	f.c.NoteScan(1, []string{"Cat"}, 999)
-	if f.c.View(1, []string{"Cat"}) != nil {
+	if f.view(1, []string{"Cat"}) != nil {
 		t.Fatal("built before BuildAfter entities were scanned")
 	}
 	f.c.NoteScan(1, []string{"Cat"}, 1)
 	f.c.builds.Wait()
-	v := f.c.View(1, []string{"Cat"})
+	v := f.view(1, []string{"Cat"})
 	if v == nil {
 		t.Fatal("not built after BuildAfter entities")
 	}
@@ -211,7 +222,38 @@ func TestWritesTrackedAndBuildsTriggered(t *testing.T) {
 		ks = append(ks, keys.Entity(1, "q", fmt.Sprint(i)))
 	}
 	f.c.NoteWrites(1, ks)
-	if f.c.View(1, []string{"Cat"}) != nil || f.c.Stats().Bytes != 0 {
+	if f.view(1, []string{"Cat"}) != nil || f.c.Stats().Bytes != 0 {
 		t.Fatalf("still cached after %d written keys: %+v", len(ks), f.c.Stats())
 	}
+}
+
+// TestViewRefusesANewerBase: a reader that saw generation g before taking its snapshot must
+// not get a base installed after that (it may hold writes newer than the snapshot).
+func TestViewRefusesANewerBase(t *testing.T) {
+	f := newFixture(t, Options{MaxBytes: 16 << 20})
+	f.load(1, 10)
+	props := []string{"Cat"}
+	if err := f.c.Build(1, props); err != nil {
+		t.Fatal(err)
+	}
+	old, ok := f.c.Ready(1, props)
+	if !ok {
+		t.Fatal("not ready after a build")
+	}
+	if err := f.c.Build(1, props); err != nil { // a rebuild between Ready and View
+		t.Fatal(err)
+	}
+	if v := f.c.View(1, props, old); v != nil {
+		v.Release()
+		t.Fatal("View returned a base installed after the reader's Ready")
+	}
+	cur, _ := f.c.Ready(1, props)
+	if cur == old {
+		t.Fatal("a rebuild kept the generation")
+	}
+	v := f.c.View(1, props, cur)
+	if v == nil {
+		t.Fatal("View refused the current generation")
+	}
+	v.Release()
 }

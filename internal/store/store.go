@@ -52,7 +52,12 @@ type Store interface {
 
 // Txn is the read-write view inside Update. It must not be used after fn returns.
 type Txn interface {
+	// Get returns a copy of the value at key as this Txn sees it, or ErrNotFound.
 	Get(key []byte) ([]byte, error)
+	// Lookup is Get for many reads in one Txn (a batch reads every key it writes): the value
+	// is not copied and is valid only until the next call on the Txn or the end of fn.
+	// Engines keep one reader for the Txn instead of setting one up per key.
+	Lookup(key []byte) ([]byte, error)
 	Set(key, value []byte) error
 	Delete(key []byte) error
 	// DeleteRange deletes every key in [start, end). Engines may reclaim space lazily.

@@ -211,17 +211,20 @@ func (s *Service) checkTableLive(tx store.Txn, account, name string, id uint64) 
 // applyOp performs one write of the entity at key inside tx.
 func applyOp(tx store.Txn, key []byte, op *Op, ticks int64) (Result, error) {
 	in := op.Entity
-	raw, err := tx.Get(key)
+	// Lookup's value is valid only until the next call on tx: everything needed from it is
+	// taken (the Timestamp, a decoded copy for merges) before the write below.
+	raw, err := tx.Lookup(key)
 	exists := err == nil
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return Result{}, err
 	}
-	var old *entity.Entity
+	var oldTicks int64
 	if exists {
-		old, err = entity.DecodeBinary(raw, in.PartitionKey, in.RowKey)
+		r, err := entity.NewRaw(raw, in.PartitionKey, in.RowKey)
 		if err != nil {
 			return Result{}, fmt.Errorf("table: stored entity: %w", err)
 		}
+		oldTicks = r.Timestamp()
 	}
 	switch op.Kind {
 	case Insert:
@@ -232,7 +235,7 @@ func applyOp(tx store.Txn, key []byte, op *Op, ticks int64) (Result, error) {
 		if !exists {
 			return Result{}, azerr.New(azerr.ResourceNotFound)
 		}
-		if !op.IfMatch.matches(old.Timestamp) {
+		if !op.IfMatch.matches(oldTicks) {
 			return Result{}, azerr.New(azerr.UpdateConditionNotSatisfied)
 		}
 	case InsertOrReplace, InsertOrMerge:
@@ -244,7 +247,11 @@ func applyOp(tx store.Txn, key []byte, op *Op, ticks int64) (Result, error) {
 	}
 	next := &entity.Entity{PartitionKey: in.PartitionKey, RowKey: in.RowKey, Timestamp: ticks}
 	if exists && (op.Kind == Merge || op.Kind == InsertOrMerge) {
-		next.Props = append(next.Props, old.Props...)
+		old, err := entity.DecodeBinary(raw, in.PartitionKey, in.RowKey)
+		if err != nil {
+			return Result{}, fmt.Errorf("table: stored entity: %w", err)
+		}
+		next.Props = old.Props // a fresh copy: Merge may update it in place
 		next.Merge(in.Props)
 		if err := entity.CheckLimits(next); err != nil {
 			return Result{}, err
@@ -252,9 +259,9 @@ func applyOp(tx store.Txn, key []byte, op *Op, ticks int64) (Result, error) {
 	} else {
 		next.Props = in.Props
 	}
-	if exists && next.Timestamp <= old.Timestamp {
+	if exists && next.Timestamp <= oldTicks {
 		// The wall clock went back (e.g. across a restart): the ETag must still change.
-		next.Timestamp = old.Timestamp + 1
+		next.Timestamp = oldTicks + 1
 	}
 	if err := tx.Set(key, entity.AppendBinary(nil, next)); err != nil {
 		return Result{}, err

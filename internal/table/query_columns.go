@@ -39,19 +39,20 @@ func cacheableFilter(plan *query.Plan) []string {
 // entities, same Scanned count, same continuation.
 func (s *Service) queryColumns(ctx context.Context, tableID uint64, spans []query.Span, residual *query.Filter, props []string,
 	limit int, deadline time.Time, visit func(entity.Raw) (bool, error), info *PageInfo) (bool, error) {
-	if !s.cols.Ready(tableID, props) {
+	gen, ok := s.cols.Ready(tableID, props)
+	if !ok {
 		return false, nil // no snapshot for tables the cache does not hold
 	}
-	// The snapshot must be taken before the view: every key written before the snapshot is
-	// then in the view's dirty set (package colcache).
+	// Ready, then the snapshot, then the view of the same generation: every key written
+	// between the base's snapshot and ours is then in the view's dirty set (package colcache).
 	snap, err := s.st.Snapshot(ctx)
 	if err != nil {
 		return true, err
 	}
 	defer snap.Close()
-	view := s.cols.View(tableID, props)
+	view := s.cols.View(tableID, props, gen)
 	if view == nil {
-		return false, nil
+		return false, nil // rebuilt or dropped meanwhile: this page scans the store
 	}
 	defer view.Release()
 	info.Plan += " +columns"

@@ -3,6 +3,7 @@ package pebble
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"sync/atomic"
 	"testing"
 
@@ -110,4 +111,59 @@ func BenchmarkScan(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "entries/s")
+}
+
+// BenchmarkTxnReadMany is a write's read side: 1 or (a batch insert) 100 absent keys read in one Txn, with
+// the DB's data spread over several flushed sstables (whose Bloom filters answer), per Get
+// and per Lookup.
+func BenchmarkTxnReadMany(b *testing.B) {
+	db := openBench(b)
+	ctx := context.Background()
+	val := make([]byte, 256)
+	for f := range 6 {
+		err := db.Update(ctx, nil, func(tx store.Txn) error {
+			for i := range 2000 {
+				if err := tx.Set(fmt.Appendf(nil, "t/p%03d/r%06d", i%16, f*2000+i), val); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := db.db.Flush(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	keys := make([][]byte, 100)
+	for i := range keys {
+		keys[i] = fmt.Appendf(nil, "t/p%03d/new%06d", i%16, i)
+	}
+	for _, n := range []int{1, 100} {
+		for _, c := range []struct {
+			name string
+			read func(store.Txn, []byte) ([]byte, error)
+		}{
+			{"Get", store.Txn.Get},
+			{"Lookup", store.Txn.Lookup},
+		} {
+			b.Run(fmt.Sprintf("%s/keys=%d", c.name, n), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					err := db.Update(ctx, nil, func(tx store.Txn) error {
+						for _, k := range keys[:n] {
+							if _, err := c.read(tx, k); err != store.ErrNotFound {
+								return fmt.Errorf("%s %q: %v", c.name, k, err)
+							}
+						}
+						return nil
+					})
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
 }

@@ -269,7 +269,10 @@ func (d *DB) Update(ctx context.Context, locks []store.Lock, fn func(tx store.Tx
 	}
 	b := d.db.NewIndexedBatch()
 	defer b.Close()
-	if err := fn(txn{d, b}); err != nil {
+	t := &txn{d: d, b: b}
+	err := fn(t)
+	t.closeLookup()
+	if err != nil {
 		release()
 		return err
 	}
@@ -283,7 +286,7 @@ func (d *DB) Update(ctx context.Context, locks []store.Lock, fn func(tx store.Tx
 	// also covers every write it could have read.
 	d.writers.Add(1)
 	defer d.writers.Add(-1)
-	err := d.db.ApplyNoSyncWait(b, pebble.Sync)
+	err = d.db.ApplyNoSyncWait(b, pebble.Sync)
 	release()
 	if err != nil {
 		return fmt.Errorf("pebble: commit: %w", err)
@@ -370,17 +373,57 @@ func (d *DB) lock(locks []store.Lock) func() {
 type txn struct {
 	d *DB
 	b *pebble.Batch
+	// it serves Lookup: one iterator over the batch and the DB whose prefix seeks consult
+	// each sstable's Bloom filter, like Get, but reuse the per-level iterators Get builds
+	// afresh for every key. itCount is the batch size it last saw: a write since then must
+	// be made visible before the next seek.
+	it      *pebble.Iterator
+	itCount uint32
 }
 
 // Snapshot implements store.Txn. The Update has entered the DB, so Close cannot start
 // closing Pebble before the snapshot is registered.
-func (t txn) Snapshot() (store.Snapshot, error) { return t.d.newSnapshot(), nil }
+func (t *txn) Snapshot() (store.Snapshot, error) { return t.d.newSnapshot(), nil }
 
-func (t txn) Get(key []byte) ([]byte, error) { return copyValue(t.b.Get(key)) }
+func (t *txn) Get(key []byte) ([]byte, error) { return copyValue(t.b.Get(key)) }
 
-func (t txn) Set(key, value []byte) error         { return t.b.Set(key, value, nil) }
-func (t txn) Delete(key []byte) error             { return t.b.Delete(key, nil) }
-func (t txn) DeleteRange(start, end []byte) error { return t.b.DeleteRange(start, end, nil) }
+func (t *txn) Lookup(key []byte) ([]byte, error) {
+	switch {
+	case t.it == nil:
+		it, err := t.b.NewIter(nil)
+		if err != nil {
+			return nil, fmt.Errorf("pebble: lookup: %w", err)
+		}
+		t.it = it
+	case t.itCount != t.b.Count():
+		t.it.SetOptions(&pebble.IterOptions{}) // refreshes the iterator's view of the batch
+	}
+	t.itCount = t.b.Count()
+	// The default comparer's prefix is the whole key, so a prefix seek finds key or nothing.
+	if !t.it.SeekPrefixGE(key) || !bytes.Equal(t.it.Key(), key) {
+		if err := t.it.Error(); err != nil {
+			return nil, fmt.Errorf("pebble: lookup: %w", err)
+		}
+		return nil, store.ErrNotFound
+	}
+	v, err := t.it.ValueAndErr()
+	if err != nil {
+		return nil, fmt.Errorf("pebble: lookup value: %w", err)
+	}
+	return v, nil
+}
+
+// closeLookup releases Lookup's iterator; Update calls it when fn returns.
+func (t *txn) closeLookup() {
+	if t.it != nil {
+		t.it.Close()
+		t.it = nil
+	}
+}
+
+func (t *txn) Set(key, value []byte) error         { return t.b.Set(key, value, nil) }
+func (t *txn) Delete(key []byte) error             { return t.b.Delete(key, nil) }
+func (t *txn) DeleteRange(start, end []byte) error { return t.b.DeleteRange(start, end, nil) }
 
 type pebbleLogger struct{ l *slog.Logger }
 

@@ -91,3 +91,56 @@ func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupAcrossSSTables checks Txn.Lookup where the data lives in flushed sstables (their
+// Bloom filters decide the prefix seeks), in the memtable, and in the Txn's own batch, with
+// keys that are prefixes of one another.
+func TestLookupAcrossSSTables(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	put := func(k, v string) {
+		t.Helper()
+		if err := db.Update(ctx, nil, func(tx store.Txn) error { return tx.Set([]byte(k), []byte(v)) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("p/a", "sst1")
+	put("p/abc", "sst1")
+	if err := db.db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	put("p/ab", "sst2")
+	if err := db.db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	put("p/b", "mem")
+	err = db.Update(ctx, nil, func(tx store.Txn) error {
+		want := map[string]string{"p/a": "sst1", "p/ab": "sst2", "p/abc": "sst1", "p/b": "mem"}
+		for _, k := range []string{"p/", "p/a", "p/aa", "p/ab", "p/abc", "p/abcd", "p/b", "p/c"} {
+			v, err := tx.Lookup([]byte(k))
+			if w, ok := want[k]; ok != (err == nil) || string(v) != w {
+				return fmt.Errorf("Lookup(%q) = %q, %v; want %q", k, v, err, w)
+			}
+		}
+		if err := tx.Set([]byte("p/aa"), []byte("own")); err != nil {
+			return err
+		}
+		if err := tx.Delete([]byte("p/abc")); err != nil {
+			return err
+		}
+		if v, err := tx.Lookup([]byte("p/aa")); err != nil || string(v) != "own" {
+			return fmt.Errorf("own write: %q, %v", v, err)
+		}
+		if _, err := tx.Lookup([]byte("p/abc")); err != store.ErrNotFound {
+			return fmt.Errorf("own delete: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

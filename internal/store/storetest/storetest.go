@@ -25,6 +25,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("ScanOrderAndBounds", func(t *testing.T) { testScan(t, open(t)) })
 	t.Run("UpdateAtomic", func(t *testing.T) { testAtomic(t, open(t)) })
 	t.Run("ReadOwnWrites", func(t *testing.T) { testReadOwnWrites(t, open(t)) })
+	t.Run("TxnLookup", func(t *testing.T) { testTxnLookup(t, open(t)) })
 	t.Run("DeleteRange", func(t *testing.T) { testDeleteRange(t, open(t)) })
 	t.Run("LockedCounters", func(t *testing.T) { testLockedCounters(t, open(t)) })
 	t.Run("RandomOracle", func(t *testing.T) { testRandomOracle(t, open(t)) })
@@ -272,5 +273,71 @@ func testClose(t *testing.T, s store.Store) {
 	err := s.Update(ctx, nil, func(tx store.Txn) error { return nil })
 	if !errors.Is(err, store.ErrClosed) {
 		t.Fatalf("Update after Close: %v", err)
+	}
+}
+
+// testTxnLookup checks Lookup against an oracle while one Txn mixes lookups with its own
+// writes, on keys that are prefixes of one another (a lookup of "a" must not find "ab").
+func testTxnLookup(t *testing.T, s store.Store) {
+	defer s.Close()
+	names := []string{"a", "ab", "abc", "b", "ba", "c", "c\x00", "d"}
+	oracle := map[string]string{}
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, k := range names {
+		if rng.IntN(2) == 0 {
+			set(t, s, k, "committed-"+k)
+			oracle[k] = "committed-" + k
+		}
+	}
+	err := s.Update(ctx, nil, func(tx store.Txn) error {
+		for step := range 2000 {
+			k := names[rng.IntN(len(names))]
+			switch op := rng.IntN(10); {
+			case op < 5:
+				v, err := tx.Lookup([]byte(k))
+				want, ok := oracle[k]
+				switch {
+				case !ok && !errors.Is(err, store.ErrNotFound):
+					return fmt.Errorf("step %d: Lookup(%q) = %q, %v; want not found", step, k, v, err)
+				case ok && (err != nil || string(v) != want):
+					return fmt.Errorf("step %d: Lookup(%q) = %q, %v; want %q", step, k, v, err, want)
+				}
+			case op < 7:
+				v := fmt.Sprintf("v%d", step)
+				if err := tx.Set([]byte(k), []byte(v)); err != nil {
+					return err
+				}
+				oracle[k] = v
+			case op < 9:
+				if err := tx.Delete([]byte(k)); err != nil {
+					return err
+				}
+				delete(oracle, k)
+			default:
+				hi := names[rng.IntN(len(names))]
+				if hi <= k {
+					continue
+				}
+				if err := tx.DeleteRange([]byte(k), []byte(hi)); err != nil {
+					return err
+				}
+				for n := range oracle {
+					if n >= k && n < hi {
+						delete(oracle, n)
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range names {
+		v, err := s.Get(ctx, []byte(k))
+		want, ok := oracle[k]
+		if ok != (err == nil) || (ok && string(v) != want) {
+			t.Fatalf("after commit: Get(%q) = %q, %v; want %q (present %v)", k, v, err, want, ok)
+		}
 	}
 }
