@@ -136,13 +136,28 @@ func (s *Service) Batch(ctx context.Context, account, tableName string, ops []Op
 		}
 		ticks := s.nextTicks()
 		written := make([][]byte, len(ops))
+		values := make([][]byte, len(ops))
+		// Every op is checked before any is written: the keys are distinct (CheckBatchShape),
+		// so no op reads another's write, and the reads share one engine iterator that a
+		// write in between would make the engine refresh.
 		for i := range ops {
 			written[i] = keys.Entity(t.ID, pk, ops[i].Entity.RowKey)
-			r, err := applyOp(tx, written[i], &ops[i], ticks)
+			r, v, err := planOp(tx, written[i], &ops[i], ticks)
 			if err != nil {
 				return &BatchError{Index: i, Err: err}
 			}
-			results[i] = r
+			results[i], values[i] = r, v
+		}
+		for i, key := range written {
+			var err error
+			if values[i] == nil {
+				err = tx.Delete(key)
+			} else {
+				err = tx.Set(key, values[i])
+			}
+			if err != nil {
+				return &BatchError{Index: i, Err: err}
+			}
 		}
 		if s.cols != nil {
 			// Before the commit, under the table's shared lock: the column cache's
@@ -208,53 +223,54 @@ func (s *Service) checkTableLive(tx store.Txn, account, name string, id uint64) 
 	return nil
 }
 
-// applyOp performs one write of the entity at key inside tx.
-func applyOp(tx store.Txn, key []byte, op *Op, ticks int64) (Result, error) {
+// planOp checks one write of the entity at key against what tx holds and returns its result
+// and the value to store (nil for a delete). It writes nothing.
+func planOp(tx store.Txn, key []byte, op *Op, ticks int64) (Result, []byte, error) {
 	in := op.Entity
 	// Lookup's value is valid only until the next call on tx: everything needed from it is
-	// taken (the Timestamp, a decoded copy for merges) before the write below.
+	// taken here (the Timestamp, a decoded copy for merges).
 	raw, err := tx.Lookup(key)
 	exists := err == nil
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return Result{}, err
+		return Result{}, nil, err
 	}
 	var oldTicks int64
 	if exists {
 		r, err := entity.NewRaw(raw, in.PartitionKey, in.RowKey)
 		if err != nil {
-			return Result{}, fmt.Errorf("table: stored entity: %w", err)
+			return Result{}, nil, fmt.Errorf("table: stored entity: %w", err)
 		}
 		oldTicks = r.Timestamp()
 	}
 	switch op.Kind {
 	case Insert:
 		if exists {
-			return Result{}, azerr.New(azerr.EntityAlreadyExists)
+			return Result{}, nil, azerr.New(azerr.EntityAlreadyExists)
 		}
 	case Replace, Merge, Delete:
 		if !exists {
-			return Result{}, azerr.New(azerr.ResourceNotFound)
+			return Result{}, nil, azerr.New(azerr.ResourceNotFound)
 		}
 		if !op.IfMatch.matches(oldTicks) {
-			return Result{}, azerr.New(azerr.UpdateConditionNotSatisfied)
+			return Result{}, nil, azerr.New(azerr.UpdateConditionNotSatisfied)
 		}
 	case InsertOrReplace, InsertOrMerge:
 	default:
-		return Result{}, azerr.New(azerr.NotImplemented)
+		return Result{}, nil, azerr.New(azerr.NotImplemented)
 	}
 	if op.Kind == Delete {
-		return Result{}, tx.Delete(key)
+		return Result{}, nil, nil
 	}
 	next := &entity.Entity{PartitionKey: in.PartitionKey, RowKey: in.RowKey, Timestamp: ticks}
 	if exists && (op.Kind == Merge || op.Kind == InsertOrMerge) {
 		old, err := entity.DecodeBinary(raw, in.PartitionKey, in.RowKey)
 		if err != nil {
-			return Result{}, fmt.Errorf("table: stored entity: %w", err)
+			return Result{}, nil, fmt.Errorf("table: stored entity: %w", err)
 		}
 		next.Props = old.Props // a fresh copy: Merge may update it in place
 		next.Merge(in.Props)
 		if err := entity.CheckLimits(next); err != nil {
-			return Result{}, err
+			return Result{}, nil, err
 		}
 	} else {
 		next.Props = in.Props
@@ -263,10 +279,7 @@ func applyOp(tx store.Txn, key []byte, op *Op, ticks int64) (Result, error) {
 		// The wall clock went back (e.g. across a restart): the ETag must still change.
 		next.Timestamp = oldTicks + 1
 	}
-	if err := tx.Set(key, entity.AppendBinary(nil, next)); err != nil {
-		return Result{}, err
-	}
-	return Result{Entity: next}, nil
+	return Result{Entity: next}, entity.AppendBinary(nil, next), nil
 }
 
 // GetEntity reads one entity (point query). Missing → ResourceNotFound.
