@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 )
 
@@ -27,8 +28,10 @@ const (
 // a client error (azerr.From turns it into InternalError).
 var ErrCorrupt = errors.New("entity: corrupt stored entity")
 
-// AppendBinary appends the storage encoding of e (without its keys) to dst.
+// AppendBinary appends the storage encoding of e (without its keys) to dst, growing dst at
+// most once.
 func AppendBinary(dst []byte, e *Entity) []byte {
+	dst = slices.Grow(dst, binarySize(e))
 	dst = append(dst, binaryVersion)
 	dst = binary.LittleEndian.AppendUint64(dst, uint64(e.Timestamp))
 	dst = binary.AppendUvarint(dst, uint64(len(e.Props)))
@@ -40,6 +43,37 @@ func AppendBinary(dst []byte, e *Entity) []byte {
 		dst = appendPayload(dst, p.Value)
 	}
 	return dst
+}
+
+// binarySize is the length of e's storage encoding.
+func binarySize(e *Entity) int {
+	n := headerSize + uvarintLen(uint64(len(e.Props)))
+	for i := range e.Props {
+		p := &e.Props[i]
+		n += uvarintLen(uint64(len(p.Name))) + len(p.Name) + 1
+		switch v := &p.Value; v.Type {
+		case Boolean:
+			n++
+		case Int32:
+			n += 4
+		case Int64, DateTime, Double:
+			n += 8
+		case String, Guid:
+			n += uvarintLen(uint64(len(v.S))) + len(v.S)
+		case Binary:
+			n += uvarintLen(uint64(len(v.B))) + len(v.B)
+		}
+	}
+	return n
+}
+
+// uvarintLen is the length of binary.AppendUvarint's encoding of x.
+func uvarintLen(x uint64) int {
+	n := 1
+	for ; x >= 0x80; x >>= 7 {
+		n++
+	}
+	return n
 }
 
 func appendPayload(dst []byte, v Value) []byte {

@@ -67,8 +67,12 @@ func (s *Server) authenticate(c *call, op operation) error {
 	}
 	v := s.accounts[c.account]
 	authz := c.r.Header.Get("Authorization")
-	if _, ok := c.query.values["sig"]; ok && authz == "" {
-		sas, _, err := auth.ParseSAS(c.query.values)
+	if c.query.hasSig && authz == "" {
+		params, err := c.query.form()
+		if err != nil {
+			return err
+		}
+		sas, _, err := auth.ParseSAS(params)
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/tablo/tablo/internal/auth"
@@ -24,10 +25,16 @@ type batchOp struct {
 // response; anything that concerns one operation is answered 202 with the single failing
 // sub-response, as Azure does.
 func (s *Server) batch(c *call) (*reply, error) {
-	body, err := readBody(c, maxBatchBody)
+	// The body is read into a pooled buffer, returned when the reply is built: batch.Parse
+	// copies what the operations keep (each part's text), and nothing below retains an
+	// Operation's Body, which aliases the buffer.
+	buf := s.batchBodies.get()
+	defer s.batchBodies.put(buf)
+	body, err := readBodyInto(buf.b, c, maxBatchBody)
 	if err != nil {
 		return nil, err
 	}
+	buf.b = body[:0] // keep a grown buffer
 	req, err := batch.Parse(c.r.Header.Get("Content-Type"), body, batch.Limits{})
 	var parseErr *batch.OpError
 	if errors.As(err, &parseErr) {
@@ -44,8 +51,9 @@ func (s *Server) batch(c *call) (*reply, error) {
 	tableName := ""
 	prefix := batchAccountPrefix(c)
 	var opErr error // the first operation that cannot be decoded, at index len(ops)
+	var dec changesetDecoder
 	for i := range req.Operations {
-		bo, err := s.decodeBatchOp(c, &req.Operations[i], prefix)
+		bo, err := s.decodeBatchOp(c, &req.Operations[i], prefix, &dec)
 		if err == nil && tableName != "" && !strings.EqualFold(tableName, bo.res.table) {
 			err = azerr.Newf(azerr.InvalidInput, "All operations in a batch must address the same table.")
 		}
@@ -103,9 +111,58 @@ func batchAccountPrefix(c *call) string {
 	return "/" + c.account
 }
 
+// changesetDecoder is decodeBatchOp's state across one changeset. It keeps the last decoded
+// query string, metadata level and Prefer header: SDKs repeat the same ones on every
+// operation, so each is decoded once per batch rather than once per operation (only
+// successful decodings are kept).
+type changesetDecoder struct {
+	rawQuery string
+	query    queryParams
+	hasQuery bool
+
+	format, accept string
+	level          entity.MetadataLevel
+	hasLevel       bool
+
+	preferHeader []string
+	prefer       string
+	hasPrefer    bool
+}
+
+func (m *changesetDecoder) parseQuery(raw string) (queryParams, error) {
+	if m.hasQuery && raw == m.rawQuery {
+		return m.query, nil
+	}
+	q, err := parseQuery(raw)
+	if err == nil {
+		m.rawQuery, m.query, m.hasQuery = raw, q, true
+	}
+	return q, err
+}
+
+func (m *changesetDecoder) negotiateLevel(format, accept string) (entity.MetadataLevel, error) {
+	if m.hasLevel && format == m.format && accept == m.accept {
+		return m.level, nil
+	}
+	l, err := negotiateLevel(format, accept)
+	if err == nil {
+		m.format, m.accept, m.level, m.hasLevel = format, accept, l, true
+	}
+	return l, err
+}
+
+func (m *changesetDecoder) preferValue(h http.Header) string {
+	vs := h.Values("Prefer")
+	if m.hasPrefer && slices.Equal(vs, m.preferHeader) {
+		return m.prefer
+	}
+	m.preferHeader, m.prefer, m.hasPrefer = vs, preferValue(h), true
+	return m.prefer
+}
+
 // decodeBatchOp routes, authorizes and decodes one sub-request through the same code as the
 // stand-alone operations. prefix is batchAccountPrefix(c).
-func (s *Server) decodeBatchOp(c *call, bop *batch.Operation, prefix string) (batchOp, error) {
+func (s *Server) decodeBatchOp(c *call, bop *batch.Operation, prefix string, dec *changesetDecoder) (batchOp, error) {
 	rawPath, rawQuery, err := bop.PathAndQuery(prefix)
 	if err != nil {
 		return batchOp{}, err
@@ -118,13 +175,11 @@ func (s *Server) decodeBatchOp(c *call, bop *batch.Operation, prefix string) (ba
 	if err != nil {
 		return batchOp{}, err
 	}
-	var q queryParams // SDKs send no query in a changeset: spare parseQuery's map
-	if rawQuery != "" {
-		if q, err = parseQuery(rawQuery); err != nil {
-			return batchOp{}, err
-		}
+	q, err := dec.parseQuery(rawQuery)
+	if err != nil {
+		return batchOp{}, err
 	}
-	level, err := negotiateLevel(q.format, bop.Header.Get("Accept"))
+	level, err := dec.negotiateLevel(q.format, bop.Header.Get("Accept"))
 	if err != nil {
 		return batchOp{}, err
 	}
@@ -142,7 +197,7 @@ func (s *Server) decodeBatchOp(c *call, bop *batch.Operation, prefix string) (ba
 	default:
 		return batchOp{}, azerr.Newf(azerr.InvalidInput, "The batch request contains an operation that is not supported in a change set.")
 	}
-	bo := batchOp{res: res, level: level, prefer: preferValue(bop.Header)}
+	bo := batchOp{res: res, level: level, prefer: dec.preferValue(bop.Header)}
 	var in *entity.Entity
 	switch op {
 	case opInsertEntity:

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -71,29 +70,6 @@ func (s *Server) dispatch(c *call, op operation, method string) error {
 		rp.pool.put(rp.pooled)
 	}
 	return nil
-}
-
-// readBody reads the request body up to limit bytes; more is RequestBodyTooLarge.
-func readBody(c *call, limit int64) ([]byte, error) {
-	if c.r.ContentLength > limit {
-		return nil, azerr.New(azerr.RequestBodyTooLarge)
-	}
-	var b []byte
-	var err error
-	if n := c.r.ContentLength; n > 0 {
-		// The common case: read exactly the announced body in one allocation.
-		b = make([]byte, n)
-		_, err = io.ReadFull(c.r.Body, b)
-	} else {
-		b, err = io.ReadAll(io.LimitReader(c.r.Body, limit+1))
-	}
-	if err != nil {
-		return nil, azerr.Newf(azerr.InvalidInput, "The request body could not be read.")
-	}
-	if int64(len(b)) > limit {
-		return nil, azerr.New(azerr.RequestBodyTooLarge)
-	}
-	return b, nil
 }
 
 // jsonReply returns a reply with the headers of a JSON answer (Content-Type at the call's
@@ -320,11 +296,11 @@ func decodeEntityBody(body string, urlKeys *resource) (*entity.Entity, error) {
 }
 
 func (s *Server) insertEntity(c *call) (*reply, error) {
-	body, err := readBody(c, maxEntityBody)
+	body, err := s.readEntityBody(c)
 	if err != nil {
 		return nil, err
 	}
-	in, err := decodeEntityBody(string(body), nil)
+	in, err := decodeEntityBody(body, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -403,11 +379,11 @@ func entityOp(op operation, ifMatch []string, in *entity.Entity) (table.Op, erro
 func (s *Server) writeEntity(c *call, op operation) (*reply, error) {
 	in := &entity.Entity{PartitionKey: c.res.pk, RowKey: c.res.rk}
 	if op != opDeleteEntity {
-		body, err := readBody(c, maxEntityBody)
+		body, err := s.readEntityBody(c)
 		if err != nil {
 			return nil, err
 		}
-		if in, err = decodeEntityBody(string(body), &c.res); err != nil {
+		if in, err = decodeEntityBody(body, &c.res); err != nil {
 			return nil, err
 		}
 	}

@@ -32,66 +32,6 @@ const (
 	opPreflight
 )
 
-// queryParams are the query-string parameters Tablo reads, decoded with form semantics
-// (Go's SDK percent-encodes the '$' of names and writes spaces as '+').
-type queryParams struct {
-	format, filter, selectList, top string
-	hasFilter, hasSelect, hasTop    bool
-	nextPK, nextRK, nextTable       string
-	hasNextPK, hasNextRK            bool
-	comp, restype                   string
-	values                          url.Values
-}
-
-func parseQuery(raw string) (queryParams, error) {
-	if raw == "" {
-		return queryParams{}, nil // most point operations: no map to build
-	}
-	v, err := parseForm(raw)
-	if err != nil {
-		return queryParams{}, err
-	}
-	q := queryParams{values: v}
-	get := func(name string) (string, bool) {
-		vs, ok := v[name]
-		if !ok || len(vs) == 0 {
-			return "", false
-		}
-		return vs[0], true
-	}
-	q.format, _ = get("$format")
-	q.filter, q.hasFilter = get("$filter")
-	q.selectList, q.hasSelect = get("$select")
-	q.top, q.hasTop = get("$top")
-	q.nextPK, q.hasNextPK = get("NextPartitionKey")
-	q.nextRK, q.hasNextRK = get("NextRowKey")
-	q.nextTable, _ = get("NextTableName")
-	q.comp, _ = get("comp")
-	q.restype, _ = get("restype")
-	return q, nil
-}
-
-// parseForm decodes a query string like url.ParseQuery, except that ';' is an ordinary
-// character: clients put $format=application/json;odata=… in URLs unencoded.
-func parseForm(raw string) (url.Values, error) {
-	v := url.Values{}
-	for raw != "" {
-		var pair string
-		pair, raw, _ = strings.Cut(raw, "&")
-		if pair == "" {
-			continue
-		}
-		k, val, _ := strings.Cut(pair, "=")
-		k, err1 := url.QueryUnescape(k)
-		val, err2 := url.QueryUnescape(val)
-		if err1 != nil || err2 != nil {
-			return nil, azerr.New(azerr.InvalidQueryParameterValue)
-		}
-		v[k] = append(v[k], val)
-	}
-	return v, nil
-}
-
 // negotiateLevel picks the JSON metadata level: $format wins over Accept.
 func negotiateLevel(format, accept string) (entity.MetadataLevel, error) {
 	if format != "" {

@@ -54,6 +54,9 @@ type Server struct {
 	pages bufferPool
 	// bodies recycles single-entity response buffers.
 	bodies bufferPool
+	// reqBodies and batchBodies recycle request-body buffers: single entities and $batch
+	// bodies (tens of KiB for 100 operations).
+	reqBodies, batchBodies bufferPool
 	// props caches each account's decoded service properties (CORS rules).
 	props propsCache
 }
@@ -70,13 +73,15 @@ func New(o Options) *Server {
 	_, _ = rand.Read(rnd[:])
 	h := hex.EncodeToString(rnd[:])
 	s := &Server{
-		svc:      o.Service,
-		accounts: map[string]*auth.Verifier{},
-		log:      o.Logger,
-		now:      o.Now,
-		idPrefix: h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-",
-		pages:    bufferPool{size: 64 << 10},
-		bodies:   bufferPool{size: 4 << 10},
+		svc:         o.Service,
+		accounts:    map[string]*auth.Verifier{},
+		log:         o.Logger,
+		now:         o.Now,
+		idPrefix:    h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-",
+		pages:       bufferPool{size: 64 << 10},
+		bodies:      bufferPool{size: 4 << 10},
+		reqBodies:   bufferPool{size: 4 << 10},
+		batchBodies: bufferPool{size: 64 << 10},
 	}
 	for i := range o.Accounts {
 		s.accounts[o.Accounts[i].Name] = auth.NewVerifier(&o.Accounts[i])
