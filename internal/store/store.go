@@ -54,10 +54,11 @@ type Store interface {
 type Txn interface {
 	// Get returns a copy of the value at key as this Txn sees it, or ErrNotFound.
 	Get(key []byte) ([]byte, error)
-	// Lookup is Get for many reads in one Txn (a batch reads every key it writes): the value
-	// is not copied and is valid only until the next call on the Txn or the end of fn.
-	// Engines keep one reader for the Txn instead of setting one up per key.
-	Lookup(key []byte) ([]byte, error)
+	// Lookup is Get for many keys at once (a batch reads every key it writes): it calls fn
+	// for each of keys, which must be distinct and in ascending order, with its value as this
+	// Txn sees it and whether it exists. value is not copied: it is valid only during that
+	// call, and fn must not write through the Txn. Engines walk the keys in one pass.
+	Lookup(keys [][]byte, fn func(i int, value []byte, found bool) error) error
 	Set(key, value []byte) error
 	Delete(key []byte) error
 	// DeleteRange deletes every key in [start, end). Engines may reclaim space lazily.

@@ -1,9 +1,11 @@
 package table
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tablo/tablo/internal/azerr"
@@ -136,17 +138,38 @@ func (s *Service) Batch(ctx context.Context, account, tableName string, ops []Op
 		}
 		ticks := s.nextTicks()
 		written := make([][]byte, len(ops))
-		values := make([][]byte, len(ops))
-		// Every op is checked before any is written: the keys are distinct (CheckBatchShape),
-		// so no op reads another's write, and the reads share one engine iterator that a
-		// write in between would make the engine refresh.
 		for i := range ops {
 			written[i] = keys.Entity(t.ID, pk, ops[i].Entity.RowKey)
-			r, v, err := planOp(tx, written[i], &ops[i], ticks)
-			if err != nil {
-				return &BatchError{Index: i, Err: err}
+		}
+		// Every op is checked before any is written: the keys are distinct (CheckBatchShape),
+		// so no op reads another's write, and the engine reads them all in one ordered walk.
+		// The ops are checked in key order, but the failure reported is the lowest index,
+		// as if they were checked in request order.
+		order := make([]int, len(ops))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return bytes.Compare(written[a], written[b]) })
+		sorted := make([][]byte, len(ops))
+		for j, i := range order {
+			sorted[j] = written[i]
+		}
+		values := make([][]byte, len(ops))
+		failed := &BatchError{Index: len(ops)}
+		err := tx.Lookup(sorted, func(j int, raw []byte, found bool) error {
+			i := order[j]
+			r, v, err := planOp(&ops[i], raw, found, ticks)
+			if err != nil && i < failed.Index {
+				failed.Index, failed.Err = i, err
 			}
 			results[i], values[i] = r, v
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if failed.Err != nil {
+			return failed
 		}
 		for i, key := range written {
 			var err error
@@ -223,17 +246,11 @@ func (s *Service) checkTableLive(tx store.Txn, account, name string, id uint64) 
 	return nil
 }
 
-// planOp checks one write of the entity at key against what tx holds and returns its result
-// and the value to store (nil for a delete). It writes nothing.
-func planOp(tx store.Txn, key []byte, op *Op, ticks int64) (Result, []byte, error) {
+// planOp checks one write against the stored entity (raw, when exists) and returns its
+// result and the value to store (nil for a delete). raw is the engine's memory, valid only
+// during the call: what is needed from it is copied (the Timestamp, a decoded copy for merges).
+func planOp(op *Op, raw []byte, exists bool, ticks int64) (Result, []byte, error) {
 	in := op.Entity
-	// Lookup's value is valid only until the next call on tx: everything needed from it is
-	// taken here (the Timestamp, a decoded copy for merges).
-	raw, err := tx.Lookup(key)
-	exists := err == nil
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return Result{}, nil, err
-	}
 	var oldTicks int64
 	if exists {
 		r, err := entity.NewRaw(raw, in.PartitionKey, in.RowKey)

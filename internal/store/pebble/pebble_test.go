@@ -92,9 +92,9 @@ func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 	}
 }
 
-// TestLookupAcrossSSTables checks Txn.Lookup where the data lives in flushed sstables (their
-// Bloom filters decide the prefix seeks), in the memtable, and in the Txn's own batch, with
-// keys that are prefixes of one another.
+// TestLookupAcrossSSTables checks Txn.Lookup, as one walk and as single prefix seeks, where
+// the data lives in flushed sstables (their Bloom filters decide the prefix seeks), in the
+// memtable, and in the Txn's own batch, with keys that are prefixes of one another.
 func TestLookupAcrossSSTables(t *testing.T) {
 	ctx := context.Background()
 	db, err := Open(Options{Dir: t.TempDir()})
@@ -119,12 +119,30 @@ func TestLookupAcrossSSTables(t *testing.T) {
 	}
 	put("p/b", "mem")
 	err = db.Update(ctx, nil, func(tx store.Txn) error {
-		want := map[string]string{"p/a": "sst1", "p/ab": "sst2", "p/abc": "sst1", "p/b": "mem"}
-		for _, k := range []string{"p/", "p/a", "p/aa", "p/ab", "p/abc", "p/abcd", "p/b", "p/c"} {
-			v, err := tx.Lookup([]byte(k))
-			if w, ok := want[k]; ok != (err == nil) || string(v) != w {
-				return fmt.Errorf("Lookup(%q) = %q, %v; want %q", k, v, err, w)
+		check := func(want map[string]string, ks ...string) error {
+			var keys [][]byte
+			for _, k := range ks {
+				keys = append(keys, []byte(k))
 			}
+			return tx.Lookup(keys, func(i int, v []byte, found bool) error {
+				if w, ok := want[ks[i]]; ok != found || string(v) != w {
+					return fmt.Errorf("Lookup(%q) = %q, %v; want %q", ks[i], v, found, w)
+				}
+				return nil
+			})
+		}
+		want := map[string]string{"p/a": "sst1", "p/ab": "sst2", "p/abc": "sst1", "p/b": "mem"}
+		all := []string{"p/", "p/a", "p/aa", "p/ab", "p/abc", "p/abcd", "p/b", "p/c"}
+		if err := check(want, all...); err != nil { // one walk
+			return err
+		}
+		for _, k := range all { // one prefix seek each
+			if err := check(want, k); err != nil {
+				return err
+			}
+		}
+		if err := check(want, "p/abcd", "p/b"); err != nil { // a walk that starts past a key
+			return err
 		}
 		if err := tx.Set([]byte("p/aa"), []byte("own")); err != nil {
 			return err
@@ -132,13 +150,11 @@ func TestLookupAcrossSSTables(t *testing.T) {
 		if err := tx.Delete([]byte("p/abc")); err != nil {
 			return err
 		}
-		if v, err := tx.Lookup([]byte("p/aa")); err != nil || string(v) != "own" {
-			return fmt.Errorf("own write: %q, %v", v, err)
+		want = map[string]string{"p/a": "sst1", "p/aa": "own", "p/ab": "sst2", "p/b": "mem"}
+		if err := check(want, all...); err != nil {
+			return err
 		}
-		if _, err := tx.Lookup([]byte("p/abc")); err != store.ErrNotFound {
-			return fmt.Errorf("own delete: %v", err)
-		}
-		return nil
+		return check(want, "p/abc")
 	})
 	if err != nil {
 		t.Fatal(err)

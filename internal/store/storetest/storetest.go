@@ -276,8 +276,9 @@ func testClose(t *testing.T, s store.Store) {
 	}
 }
 
-// testTxnLookup checks Lookup against an oracle while one Txn mixes lookups with its own
-// writes, on keys that are prefixes of one another (a lookup of "a" must not find "ab").
+// testTxnLookup checks Lookup against an oracle while one Txn mixes lookups of one or several
+// keys with its own writes, on keys that are prefixes of one another (a lookup of "a" must
+// not find "ab"). Keys out of order are an error.
 func testTxnLookup(t *testing.T, s store.Store) {
 	defer s.Close()
 	names := []string{"a", "ab", "abc", "b", "ba", "c", "c\x00", "d"}
@@ -294,13 +295,30 @@ func testTxnLookup(t *testing.T, s store.Store) {
 			k := names[rng.IntN(len(names))]
 			switch op := rng.IntN(10); {
 			case op < 5:
-				v, err := tx.Lookup([]byte(k))
-				want, ok := oracle[k]
-				switch {
-				case !ok && !errors.Is(err, store.ErrNotFound):
-					return fmt.Errorf("step %d: Lookup(%q) = %q, %v; want not found", step, k, v, err)
-				case ok && (err != nil || string(v) != want):
-					return fmt.Errorf("step %d: Lookup(%q) = %q, %v; want %q", step, k, v, err, want)
+				// An ascending subset of names: sometimes one key, sometimes several.
+				var ks [][]byte
+				for _, n := range names {
+					if rng.IntN(3) == 0 {
+						ks = append(ks, []byte(n))
+					}
+				}
+				seen := 0
+				err := tx.Lookup(ks, func(i int, v []byte, found bool) error {
+					if i != seen {
+						return fmt.Errorf("step %d: Lookup called back for key %d, want %d", step, i, seen)
+					}
+					seen++
+					want, ok := oracle[string(ks[i])]
+					if found != ok || string(v) != want {
+						return fmt.Errorf("step %d: Lookup(%q) = %q, %v; want %q, %v", step, ks[i], v, found, want, ok)
+					}
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+				if seen != len(ks) {
+					return fmt.Errorf("step %d: Lookup answered %d of %d keys", step, seen, len(ks))
 				}
 			case op < 7:
 				v := fmt.Sprintf("v%d", step)
@@ -327,6 +345,10 @@ func testTxnLookup(t *testing.T, s store.Store) {
 					}
 				}
 			}
+		}
+		bad := [][]byte{[]byte("b"), []byte("a")}
+		if err := tx.Lookup(bad, func(int, []byte, bool) error { return nil }); err == nil {
+			return errors.New("Lookup accepted keys out of order")
 		}
 		return nil
 	})
