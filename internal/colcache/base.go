@@ -28,8 +28,11 @@ type base struct {
 	vends           []uint32
 	hasValues       bool
 	size            int64
-	gen             Gen // set when installed
-	refs            atomic.Int64
+	gen             Gen    // set when installed
+	table           uint64 // set when installed
+	// matched holds copies of rows that scans matched when values is empty (NoValues aside).
+	matched *matchedRows
+	refs    atomic.Int64
 }
 
 // column holds one property of every row, dictionary-encoded: ids[row] is 0 when the row
@@ -65,6 +68,9 @@ func (b *base) key(i int) []byte {
 // search returns the first row whose key suffix is >= k.
 func (b *base) value(i int) ([]byte, bool) {
 	if !b.hasValues {
+		if b.matched != nil {
+			return b.matched.get(i)
+		}
 		return nil, false
 	}
 	start := uint32(0)
@@ -98,15 +104,19 @@ func (b *base) release() {
 			c.offBuf.free()
 			c.valBuf.free()
 		}
+		if b.matched != nil {
+			b.matched.free()
+		}
 	}
 }
 
 // buildBase scans the table's entities in snap (keys in [start, end), start being the
 // table's key prefix) and builds a base with the named properties (sorted, distinct), and
-// with the entities themselves as long as everything fits in budget bytes. It gives up with
-// errTooBig once the base would exceed the budget even without them.
-func buildBase(ctx context.Context, snap store.Snapshot, start, end []byte, props []string, budget int64, values bool) (*base, error) {
-	b := &base{hasValues: values}
+// with the entities themselves as long as everything fits in budget bytes and the entities
+// in valuesBudget (0: never). It gives up with errTooBig once the base would exceed the
+// budget even without them.
+func buildBase(ctx context.Context, snap store.Snapshot, start, end []byte, props []string, budget, valuesBudget int64) (*base, error) {
+	b := &base{hasValues: valuesBudget > 0}
 	b.refs.Store(1)
 	for _, p := range props {
 		b.cols = append(b.cols, &column{name: p, dict: map[string]uint32{}})
@@ -146,9 +156,10 @@ func buildBase(ctx context.Context, snap store.Snapshot, start, end []byte, prop
 		if len(b.values.b)+len(v) > cap(b.values.b) {
 			grown = int64(max(cap(b.values.b), len(v)))
 		}
-		if b.hasValues && (b.bytes()+grown+int64(len(v)) > budget || uint64(len(b.values.b)+len(v)) > 1<<32-1) {
+		if b.hasValues && (b.bytes()+grown+int64(len(v)) > budget || int64(len(b.values.b)+len(v)) > valuesBudget ||
+			uint64(len(b.values.b)+len(v)) > 1<<32-1) {
 			// The entities do not fit: keep keys and columns only; matches are read from
-			// the store.
+			// the store (and copied as matchedRows).
 			b.hasValues = false
 			b.values.free()
 			b.valEnds.free()

@@ -26,7 +26,11 @@ type Options struct {
 	// NoValues keeps keys and columns only, never copies of the entities: matches are then
 	// always read from the store (less memory, slower pages).
 	NoValues bool
-	Logger   *slog.Logger
+	// ValuesMaxBytes caps one table's copy of all its entities (default MaxBytes). A table
+	// whose entities do not fit keeps copies of the rows its scans matched instead, while the
+	// budget has room.
+	ValuesMaxBytes int64
+	Logger         *slog.Logger
 }
 
 // FreezeFunc runs fn while no write to the table is in progress (the table service takes the
@@ -192,7 +196,7 @@ func (c *Cache) View(tableID uint64, props []string, gen Gen) *View {
 		c.startBuildLocked(ts)
 	}
 	ts.base.refs.Add(1)
-	return &View{b: ts.base, prefix: ts.prefix, dirty: ts.sorted}
+	return &View{c: c, b: ts.base, prefix: ts.prefix, dirty: ts.sorted}
 }
 
 // NoteScan records that an uncached scan of the table examined n entities to evaluate a
@@ -288,7 +292,10 @@ func (c *Cache) build(ts *tableState, props []string) error {
 		return errTooBig
 	}
 	c.gens++
-	b.gen = Gen(c.gens)
+	b.gen, b.table = Gen(c.gens), ts.id
+	if !b.hasValues && !c.o.NoValues {
+		b.matched = &matchedRows{at: map[int32]matchedSpan{}}
+	}
 	ts.base, ts.dirty, ts.sorted, ts.retryAfter = b, next, nil, 0
 	c.used += b.size
 	c.clock++
@@ -324,7 +331,28 @@ func (c *Cache) runBuild(ts *tableState, props []string) (*base, error) {
 		return nil, err
 	}
 	defer snap.Close()
-	return buildBase(c.ctx, snap, ts.prefix, keys.TableEnd(ts.id), props, c.o.MaxBytes, !c.o.NoValues)
+	valuesBudget := c.o.MaxBytes
+	if c.o.ValuesMaxBytes > 0 {
+		valuesBudget = min(valuesBudget, c.o.ValuesMaxBytes)
+	}
+	if c.o.NoValues {
+		valuesBudget = 0
+	}
+	return buildBase(c.ctx, snap, ts.prefix, keys.TableEnd(ts.id), props, c.o.MaxBytes, valuesBudget)
+}
+
+// reserveMatched grants n more bytes of the budget to b's matched-row copies if b is still
+// its table's base and the budget has room (other tables are not evicted for it).
+func (c *Cache) reserveMatched(b *base, n int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ts := c.tables[b.table]
+	if ts == nil || ts.base != b || c.used+n > c.o.MaxBytes {
+		return false
+	}
+	b.size += n // given back with the base by dropLocked
+	c.used += n
+	return true
 }
 
 // evictLocked frees least recently used bases of other tables until need more bytes fit.

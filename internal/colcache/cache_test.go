@@ -257,3 +257,54 @@ func TestViewRefusesANewerBase(t *testing.T) {
 	}
 	v.Release()
 }
+
+// TestMatchedCopies: a base without the entities keeps the copies readers give it, within the
+// cache's budget, and gives their memory back with the base.
+func TestMatchedCopies(t *testing.T) {
+	f := newFixture(t, Options{MaxBytes: 16 << 20, ValuesMaxBytes: 1})
+	f.load(1, 100)
+	props := []string{"Cat"}
+	if err := f.c.Build(1, props); err != nil {
+		t.Fatal(err)
+	}
+	before := f.c.Stats().Bytes
+	v := f.view(1, props)
+	if _, ok := v.Value(3); ok {
+		t.Fatal("a value before any copy was kept")
+	}
+	v.Remember(3, []byte("three"))
+	v.Remember(3, []byte("again")) // the first copy stays
+	v.Remember(5, []byte("five"))
+	v.Release()
+	v = f.view(1, props)
+	if got, ok := v.Value(3); !ok || string(got) != "three" {
+		t.Fatalf("row 3: %q, %v", got, ok)
+	}
+	if got, ok := v.Value(5); !ok || string(got) != "five" {
+		t.Fatalf("row 5: %q, %v", got, ok)
+	}
+	if got := f.c.Stats().Bytes; got != before+matchedChunk {
+		t.Fatalf("budget: %d bytes, want %d + one chunk", got, before)
+	}
+	f.c.Drop(1)
+	if got, ok := v.Value(5); !ok || string(got) != "five" { // the view outlives the drop
+		t.Fatalf("row 5 after drop: %q, %v", got, ok)
+	}
+	v.Release()
+	if got := f.c.Stats().Bytes; got != 0 {
+		t.Fatalf("budget after drop: %d bytes", got)
+	}
+
+	// No room in the budget for a chunk: nothing is kept.
+	g := newFixture(t, Options{MaxBytes: before + matchedChunk - 1, ValuesMaxBytes: 1})
+	g.load(1, 100)
+	if err := g.c.Build(1, props); err != nil {
+		t.Fatal(err)
+	}
+	w := g.view(1, props)
+	defer w.Release()
+	w.Remember(1, []byte("one"))
+	if _, ok := w.Value(1); ok {
+		t.Fatal("a copy kept beyond the budget")
+	}
+}

@@ -13,6 +13,7 @@ import (
 // own store snapshot instead (see the package comment for why that is exact). A View must be
 // released; it is not safe for concurrent use.
 type View struct {
+	c      *Cache
 	b      *base
 	prefix []byte   // the table's key prefix
 	dirty  []string // sorted key suffixes written since the base's snapshot
@@ -34,9 +35,19 @@ func (v *View) Rows() int { return v.b.rows }
 // cache's memory: valid until Release.
 func (v *View) Key(i int) []byte { return v.b.key(i) }
 
-// Value returns row i's stored entity if the base holds the entities (see Cache), aliasing
-// the cache's memory: valid until Release.
+// Value returns row i's stored entity if the base holds it (every entity when the table fit
+// the budget, else the copies Remember kept), aliasing the cache's memory: valid until
+// Release.
 func (v *View) Value(i int) ([]byte, bool) { return v.b.value(i) }
+
+// Remember keeps a copy of row i's stored entity, which the caller read from its store
+// snapshot because Value had none, so that later pages find it with Value. Row i must not
+// be among the view's written keys (its base row would be stale).
+func (v *View) Remember(i int, entity []byte) {
+	if m := v.b.matched; m != nil {
+		m.put(i, entity, func(n int64) bool { return v.c.reserveMatched(v.b, n) })
+	}
+}
 
 // Search returns the first row whose key suffix is >= k.
 func (v *View) Search(k []byte) int { return v.b.search(k) }

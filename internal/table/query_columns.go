@@ -107,6 +107,7 @@ func (s *Service) queryColumns(ctx context.Context, tableID uint64, spans []quer
 						// never return a wrong page.
 						return true, fmt.Errorf("table: column cache row: %w", err)
 					}
+					view.Remember(j, v) // a clean row: the next scan reads it from memory
 				}
 				if err := p.emit(key, v); err != nil {
 					return true, err

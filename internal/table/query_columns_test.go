@@ -40,10 +40,16 @@ func TestQueryColumnsDifferential(t *testing.T) {
 		name := fmt.Sprintf("col%d", iter)
 		f := &fixture{t: t, db: db, svc: New(db, columnOptions()), table: name, model: map[[2]string]*entity.Entity{}}
 		t.Cleanup(f.svc.Close)
-		if iter%2 == 1 {
+		switch iter % 3 {
+		case 1:
 			// Keys and columns only: every match is read from the store snapshot.
 			f.svc.cols.Close()
 			f.svc.cols = colcache.New(colcache.Options{MaxBytes: 64 << 20, BuildAfter: 1 << 62, NoValues: true}, f.svc.freezeTable)
+		case 2:
+			// The entities never fit: matches are read from the store snapshot the first
+			// time and from the matched-row copies after.
+			f.svc.cols.Close()
+			f.svc.cols = colcache.New(colcache.Options{MaxBytes: 64 << 20, BuildAfter: 1 << 62, ValuesMaxBytes: 1}, f.svc.freezeTable)
 		}
 		if _, err := f.svc.CreateTable(context.Background(), testAccount, name); err != nil {
 			t.Fatal(err)
@@ -74,37 +80,45 @@ func TestQueryColumnsDifferential(t *testing.T) {
 		describe := func() string {
 			return fmt.Sprintf("iteration %d: filter %q bounds %s", iter, text, fmtBounds(q.Bounds))
 		}
-		var cursor *Continuation
-		for pages := 0; ; pages++ {
-			if pages > 100000 {
-				t.Fatalf("%s: no progress", describe())
-			}
-			q.Top = []int{0, 1, 2, 3, 5, 1000}[r.IntN(6)]
-			stopAfter := 0
-			if r.IntN(5) == 0 {
-				stopAfter = 1 + r.IntN(3)
-			}
-			want := f.expect(model.eval, cursor, q.Bounds)
-			got, info := f.page(f.svc, q, stopAfter)
-			if strings.Contains(info.Plan, "+columns") {
-				served++
-			} else if props != nil {
-				t.Fatalf("%s: page not served from the built cache (plan %s)", describe(), info.Plan)
-			}
-			checkPage(t, describe, q, cursor, stopAfter, false, got, info, want)
-			ref, refInfo := f.page(plain, q, stopAfter)
-			if !sameEntities(got, ref) || info.Scanned != refInfo.Scanned || fmt.Sprint(info.Next) != fmt.Sprint(refInfo.Next) {
-				t.Fatalf("%s, top %d, stop %d: cached page %q %+v %v\nstore page %q %+v %v", describe(), q.Top, stopAfter,
-					keysOf(got), info, info.Next, keysOf(ref), refInfo, refInfo.Next)
-			}
-			if info.Next == nil {
-				break
-			}
-			cursor = info.Next
-			q.HasNext, q.NextPartitionKey, q.NextRowKey = true, cursor.PartitionKey, cursor.RowKey
-			randomWrites(r, f, cursor)
-			if r.IntN(4) == 0 {
-				build() // a rebuild with writes before it: the dirty set starts over
+		// With matched-row copies, a second pass reads the copies the first one kept.
+		passes := 1
+		if iter%3 == 2 {
+			passes = 2
+		}
+		for range passes {
+			q.HasNext, q.NextPartitionKey, q.NextRowKey = false, "", ""
+			var cursor *Continuation
+			for pages := 0; ; pages++ {
+				if pages > 100000 {
+					t.Fatalf("%s: no progress", describe())
+				}
+				q.Top = []int{0, 1, 2, 3, 5, 1000}[r.IntN(6)]
+				stopAfter := 0
+				if r.IntN(5) == 0 {
+					stopAfter = 1 + r.IntN(3)
+				}
+				want := f.expect(model.eval, cursor, q.Bounds)
+				got, info := f.page(f.svc, q, stopAfter)
+				if strings.Contains(info.Plan, "+columns") {
+					served++
+				} else if props != nil {
+					t.Fatalf("%s: page not served from the built cache (plan %s)", describe(), info.Plan)
+				}
+				checkPage(t, describe, q, cursor, stopAfter, false, got, info, want)
+				ref, refInfo := f.page(plain, q, stopAfter)
+				if !sameEntities(got, ref) || info.Scanned != refInfo.Scanned || fmt.Sprint(info.Next) != fmt.Sprint(refInfo.Next) {
+					t.Fatalf("%s, top %d, stop %d: cached page %q %+v %v\nstore page %q %+v %v", describe(), q.Top, stopAfter,
+						keysOf(got), info, info.Next, keysOf(ref), refInfo, refInfo.Next)
+				}
+				if info.Next == nil {
+					break
+				}
+				cursor = info.Next
+				q.HasNext, q.NextPartitionKey, q.NextRowKey = true, cursor.PartitionKey, cursor.RowKey
+				randomWrites(r, f, cursor)
+				if r.IntN(4) == 0 {
+					build() // a rebuild with writes before it: the dirty set starts over
+				}
 			}
 		}
 	}
@@ -169,6 +183,13 @@ func TestQueryColumnsBuildsInBackground(t *testing.T) {
 // run the filtered scan through the cache and rebuilds run underneath. A page served from
 // a base plus written keys must still be one consistent snapshot: one marker per partition.
 func TestQueryColumnsConcurrent(t *testing.T) {
+	t.Run("entities", func(t *testing.T) { testQueryColumnsConcurrent(t, false) })
+	t.Run("matched-copies", func(t *testing.T) { testQueryColumnsConcurrent(t, true) })
+}
+
+// testQueryColumnsConcurrent runs the test with the entities in the cache, or (matched) with
+// only copies of the rows scans matched, which writes must never let a page reuse.
+func testQueryColumnsConcurrent(t *testing.T, matched bool) {
 	const partitions, rows = 20, 50
 	o := testOptions(0)
 	o.Now = time.Now
@@ -177,6 +198,10 @@ func TestQueryColumnsConcurrent(t *testing.T) {
 	db := openMem(t)
 	svc := New(db, o)
 	defer svc.Close()
+	if matched {
+		svc.cols.Close()
+		svc.cols = colcache.New(colcache.Options{MaxBytes: 64 << 20, BuildAfter: 1, ValuesMaxBytes: 1}, svc.freezeTable)
+	}
 	ctx := context.Background()
 	if _, err := svc.CreateTable(ctx, testAccount, "conc"); err != nil {
 		t.Fatal(err)
