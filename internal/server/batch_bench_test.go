@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -36,20 +35,10 @@ func BenchmarkBatchInsertSDK(b *testing.B) {
 	for i := range reqs {
 		reqs[i] = signed("POST", "/devstoreaccount1/$batch", sdkBatchBody(i), map[string]string{"Content-Type": "multipart/mixed; boundary=batch_b"})
 	}
-	var buf bytes.Buffer
-	b.ReportAllocs()
-	cpu0 := processCPU()
-	b.ResetTimer()
-	for i := range b.N {
-		rec := httptest.NewRecorder()
-		rec.Body = &buf
-		buf.Reset()
-		h.ServeHTTP(rec, reqs[i])
+	cpu := serveEach(b, h, reqs, func(rec *httptest.ResponseRecorder) {
 		if rec.Code != 202 || strings.Contains(rec.Body.String(), "odata.error") {
 			b.Fatalf("batch: %d %s", rec.Code, rec.Body)
 		}
-		reqs[i] = nil
-	}
-	b.StopTimer()
-	b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/float64(b.N*100), "cpu-ns/entity")
+	})
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*100), "cpu-ns/entity")
 }
