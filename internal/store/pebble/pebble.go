@@ -395,11 +395,11 @@ func (t *txn) Snapshot() (store.Snapshot, error) { return t.d.newSnapshot(), nil
 
 func (t *txn) Get(key []byte) ([]byte, error) { return copyValue(t.b.Get(key)) }
 
-// Lookup implements store.Txn with one iterator over the batch and the DB. One key is a
-// prefix seek, which consults each sstable's Bloom filter (as Get does, without Get's copy).
-// Several keys are a walk of an iterator bounded by the first and last: a key below the
-// iterator's position is absent without a seek, so a batch into a new partition costs one
-// seek instead of one per key (100 absent keys: ~4 µs instead of ~25 µs).
+// Lookup implements store.Txn. One key is a Get, which consults each sstable's Bloom filter
+// and stops at the newest level holding the key. Several keys are a walk of one iterator
+// bounded by the first and last: a key below the iterator's position is absent without a
+// seek, so a batch into a new partition costs one seek instead of one per key (100 absent
+// keys: ~3 µs instead of ~190 µs of Gets).
 func (t *txn) Lookup(keys [][]byte, fn func(i int, value []byte, found bool) error) error {
 	if len(keys) == 0 {
 		return nil
@@ -409,12 +409,23 @@ func (t *txn) Lookup(keys [][]byte, fn func(i int, value []byte, found bool) err
 			return errors.New("pebble: lookup keys not ascending")
 		}
 	}
-	var o *pebble.IterOptions
-	if len(keys) > 1 {
-		last := keys[len(keys)-1]
-		o = &pebble.IterOptions{LowerBound: keys[0], UpperBound: append(last[:len(last):len(last)], 0)}
+	if len(keys) == 1 {
+		// One key: Get stops at the newest level holding it (and consults Bloom filters on
+		// the way), where an iterator's seek positions itself in every level. An upsert of
+		// an entity rewritten often measured 18% of its CPU in the seek.
+		v, closer, err := t.b.Get(keys[0])
+		if errors.Is(err, pebble.ErrNotFound) {
+			return fn(0, nil, false)
+		}
+		if err != nil {
+			return fmt.Errorf("pebble: lookup: %w", err)
+		}
+		err = fn(0, v, true)
+		closer.Close()
+		return err
 	}
-	it, err := t.b.NewIter(o)
+	last := keys[len(keys)-1]
+	it, err := t.b.NewIter(&pebble.IterOptions{LowerBound: keys[0], UpperBound: append(last[:len(last):len(last)], 0)})
 	if err != nil {
 		return fmt.Errorf("pebble: lookup: %w", err)
 	}
@@ -429,11 +440,7 @@ func (t *txn) Lookup(keys [][]byte, fn func(i int, value []byte, found bool) err
 func lookupWalk(it *pebble.Iterator, keys [][]byte, fn func(int, []byte, bool) error) error {
 	valid := false
 	for i, k := range keys {
-		switch {
-		case len(keys) == 1:
-			// The default comparer's prefix is the whole key: this finds key or nothing.
-			valid = it.SeekPrefixGE(k)
-		case i == 0 || (valid && bytes.Compare(it.Key(), k) < 0):
+		if i == 0 || (valid && bytes.Compare(it.Key(), k) < 0) {
 			valid = it.SeekGE(k)
 		}
 		if !valid {

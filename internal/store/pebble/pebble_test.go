@@ -92,8 +92,8 @@ func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 	}
 }
 
-// TestLookupAcrossSSTables checks Txn.Lookup, as one walk and as single prefix seeks, where
-// the data lives in flushed sstables (their Bloom filters decide the prefix seeks), in the
+// TestLookupAcrossSSTables checks Txn.Lookup, as one walk and as single-key Gets, where
+// the data lives in flushed sstables (their Bloom filters decide the Gets), in the
 // memtable, and in the Txn's own batch, with keys that are prefixes of one another.
 func TestLookupAcrossSSTables(t *testing.T) {
 	ctx := context.Background()
@@ -136,7 +136,7 @@ func TestLookupAcrossSSTables(t *testing.T) {
 		if err := check(want, all...); err != nil { // one walk
 			return err
 		}
-		for _, k := range all { // one prefix seek each
+		for _, k := range all { // one Get each
 			if err := check(want, k); err != nil {
 				return err
 			}
