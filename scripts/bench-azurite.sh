@@ -8,7 +8,7 @@
 #
 # Environment knobs (defaults keep the whole run to a few minutes on 2 cores):
 #   BENCH_OPS=20000 BENCH_DURATION=4s BENCH_PRELOAD=5000 BENCH_CONCURRENCY="1 16"
-#   BENCH_ENTITY_SIZE=256 BENCH_WORKLOADS=all BENCH_OUT=docs/benchmarks.md
+#   BENCH_ENTITY_SIZE=256 BENCH_WORKLOADS=all BENCH_OUT=docs/benchmarks.md BENCH_ROUNDS=1
 #   AZURITE_PORT=10102 TABLO_PORT=10302 NULL_PORT=10202
 set -euo pipefail
 
@@ -23,6 +23,7 @@ CONCURRENCY=${BENCH_CONCURRENCY:-"1 16"}
 ENTITY_SIZE=${BENCH_ENTITY_SIZE:-256}
 WORKLOADS=${BENCH_WORKLOADS:-all}
 OUT=${BENCH_OUT:-docs/benchmarks.md}
+ROUNDS=${BENCH_ROUNDS:-1}
 AZURITE_PORT=${AZURITE_PORT:-10102}
 TABLO_PORT=${TABLO_PORT:-10302}
 NULL_PORT=${NULL_PORT:-10202}
@@ -118,7 +119,7 @@ NULL_CMD="$BENCH_NAME ${NULL_ARGS[*]}"
 
 # --- the runs -----------------------------------------------------------------------------------
 RESULTS="$WORK/results.jsonl"
-COMMON=(--ops "$OPS" --duration "$DURATION" --preload "$PRELOAD" --entity-size "$ENTITY_SIZE" --workloads "$WORKLOADS" --json "$RESULTS")
+COMMON=(--ops "$OPS" --duration "$DURATION" --preload "$PRELOAD" --entity-size "$ENTITY_SIZE" --workloads "$WORKLOADS" --rounds "$ROUNDS" --json "$RESULTS")
 START=$(date +%s)
 for c in $CONCURRENCY; do
 	log "concurrency $c: null server"
@@ -186,7 +187,8 @@ mkdir -p "$(dirname "$OUT")"
 	echo "- **Server efficiency** is operations per CPU-second of the server process: its user+system"
 	echo "  time from \`/proc/<pid>/stat\` over the measured phase only (not preload)."
 	echo "- Each workload runs in a fresh table, bounded by $OPS operations or $DURATION, whichever"
-	echo "  comes first; Tablo and Azurite run each workload in turn. Preload: $PRELOAD entities;"
+	echo "  comes first; Tablo and Azurite run each workload in turn, $ROUNDS time(s) each (alternating"
+	echo "  which goes first; figures are summed over the rounds). Preload: $PRELOAD entities;"
 	echo "  Data property: $ENTITY_SIZE characters. p50/p99 are per operation (a batch of 100, one page"
 	echo "  of up to 1,000, or a whole filtered scan)."
 	echo
