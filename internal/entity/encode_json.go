@@ -1,6 +1,7 @@
 package entity
 
 import (
+	"bytes"
 	"encoding/base64"
 	"math"
 	"strconv"
@@ -54,6 +55,23 @@ func AppendJSON(dst []byte, e *Entity, o EncodeOptions) []byte {
 // the odata.* members the level asks for and the system properties o.Select keeps.
 func beginObject(dst []byte, pk, rk string, ts int64, o EncodeOptions) objectWriter {
 	w := objectWriter{b: append(dst, '{')}
+	withPK, withRK, withTS := o.Select == nil, o.Select == nil, o.Select == nil
+	for _, name := range o.Select {
+		switch name {
+		case "PartitionKey":
+			withPK = true
+		case "RowKey":
+			withRK = true
+		case "Timestamp":
+			withTS = true
+		}
+	}
+	// The Timestamp appears twice (ETag and property): format it once.
+	var tsBuf [40]byte
+	var tsText []byte
+	if o.Level != NoMetadata || withTS {
+		tsText = AppendDateTime(tsBuf[:0], ts, false)
+	}
 	if o.Level != NoMetadata {
 		if o.Metadata != "" {
 			w.key("odata.metadata")
@@ -75,7 +93,7 @@ func beginObject(dst []byte, pk, rk string, ts int64, o EncodeOptions) objectWri
 		}
 		w.key("odata.etag")
 		w.b = append(w.b, `"W/\"datetime'`...)
-		w.b = AppendDateTime(w.b, ts, true)
+		w.b = appendEscapedColons(w.b, tsText)
 		w.b = append(w.b, `'\""`...)
 		if o.Level == FullMetadata {
 			w.key("odata.editLink")
@@ -85,17 +103,6 @@ func beginObject(dst []byte, pk, rk string, ts int64, o EncodeOptions) objectWri
 		}
 	}
 
-	withPK, withRK, withTS := o.Select == nil, o.Select == nil, o.Select == nil
-	for _, name := range o.Select {
-		switch name {
-		case "PartitionKey":
-			withPK = true
-		case "RowKey":
-			withRK = true
-		case "Timestamp":
-			withTS = true
-		}
-	}
 	if withPK {
 		w.key("PartitionKey")
 		w.b = AppendJSONString(w.b, pk)
@@ -110,10 +117,23 @@ func beginObject(dst []byte, pk, rk string, ts int64, o EncodeOptions) objectWri
 		}
 		w.key("Timestamp")
 		w.b = append(w.b, '"')
-		w.b = AppendDateTime(w.b, ts, false)
+		w.b = append(w.b, tsText...)
 		w.b = append(w.b, '"')
 	}
 	return w
+}
+
+// appendEscapedColons appends s with each ':' written as "%3A" (the ETag's URL form of a
+// formatted DateTime).
+func appendEscapedColons(dst, s []byte) []byte {
+	for {
+		i := bytes.IndexByte(s, ':')
+		if i < 0 {
+			return append(dst, s...)
+		}
+		dst = append(append(dst, s[:i]...), "%3A"...)
+		s = s[i+1:]
+	}
 }
 
 // appendEntityPathContent writes the entity path inside a JSON string. The key literals

@@ -58,6 +58,7 @@ func (s *Service) queryColumns(ctx context.Context, tableID uint64, spans []quer
 	info.Plan += " +columns"
 	p := columnPage{view: view, limit: limit, visit: visit, info: info}
 	m := view.Matcher(residual)
+	steps := 0 // loop steps: each is a chunk without a match, or one match
 	for _, sp := range spans {
 		lo, hi, dirty := view.Span(sp.Start, sp.End)
 		i := lo
@@ -71,11 +72,15 @@ func (s *Service) queryColumns(ctx context.Context, tableID uint64, spans []quer
 				if p.stopNext {
 					return true, p.stop(view.Key(i))
 				}
-				if err := ctx.Err(); err != nil {
-					return true, err
-				}
-				if time.Now().After(deadline) {
-					return true, p.stop(view.Key(i))
+				// The clock and the context every 64 steps (at most 64 matches or 256 K rows
+				// apart): read per match, they were 5% of a cached scan.
+				if steps++; steps&63 == 1 {
+					if err := ctx.Err(); err != nil {
+						return true, err
+					}
+					if time.Now().After(deadline) {
+						return true, p.stop(view.Key(i))
+					}
 				}
 				n := min(segEnd-i, columnChunk)
 				full := info.Returned == limit
