@@ -141,35 +141,9 @@ func (s *Service) Batch(ctx context.Context, account, tableName string, ops []Op
 		for i := range ops {
 			written[i] = keys.Entity(t.ID, pk, ops[i].Entity.RowKey)
 		}
-		// Every op is checked before any is written: the keys are distinct (CheckBatchShape),
-		// so no op reads another's write, and the engine reads them all in one ordered walk.
-		// The ops are checked in key order, but the failure reported is the lowest index,
-		// as if they were checked in request order.
-		order := make([]int, len(ops))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortFunc(order, func(a, b int) int { return bytes.Compare(written[a], written[b]) })
-		sorted := make([][]byte, len(ops))
-		for j, i := range order {
-			sorted[j] = written[i]
-		}
-		values := make([][]byte, len(ops))
-		failed := &BatchError{Index: len(ops)}
-		err := tx.Lookup(sorted, func(j int, raw []byte, found bool) error {
-			i := order[j]
-			r, v, err := planOp(&ops[i], raw, found, ticks)
-			if err != nil && i < failed.Index {
-				failed.Index, failed.Err = i, err
-			}
-			results[i], values[i] = r, v
-			return nil
-		})
+		values, err := planOps(tx, ops, written, ticks, results)
 		if err != nil {
 			return err
-		}
-		if failed.Err != nil {
-			return failed
 		}
 		for i, key := range written {
 			var err error
@@ -244,6 +218,41 @@ func (s *Service) checkTableLive(tx store.Txn, account, name string, id uint64) 
 		return azerr.New(azerr.TableNotFound)
 	}
 	return nil
+}
+
+// planOps checks every op of a batch against what tx holds before any is written, filling
+// results and returning the values to store (nil for a delete). The keys are distinct
+// (CheckBatchShape), so no op reads another's write, and the engine reads them all in one
+// ordered walk. The ops are checked in key order, but the failure reported is the lowest
+// index, as if they were checked in request order.
+func planOps(tx store.Txn, ops []Op, written [][]byte, ticks int64, results []Result) ([][]byte, error) {
+	order := make([]int, len(ops))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return bytes.Compare(written[a], written[b]) })
+	sorted := make([][]byte, len(ops))
+	for j, i := range order {
+		sorted[j] = written[i]
+	}
+	values := make([][]byte, len(ops))
+	failed := &BatchError{Index: len(ops)}
+	err := tx.Lookup(sorted, func(j int, raw []byte, found bool) error {
+		i := order[j]
+		r, v, err := planOp(&ops[i], raw, found, ticks)
+		if err != nil && i < failed.Index {
+			failed.Index, failed.Err = i, err
+		}
+		results[i], values[i] = r, v
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if failed.Err != nil {
+		return nil, failed
+	}
+	return values, nil
 }
 
 // planOp checks one write against the stored entity (raw, when exists) and returns its
