@@ -348,7 +348,7 @@ func testTxnLookup(t *testing.T, s store.Store) {
 		}
 		bad := [][]byte{[]byte("b"), []byte("a")}
 		if err := tx.Lookup(bad, func(int, []byte, bool) error { return nil }); err == nil {
-			return errors.New("Lookup accepted keys out of order")
+			return errors.New("lookup accepted keys out of order")
 		}
 		return nil
 	})
