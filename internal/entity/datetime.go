@@ -1,6 +1,7 @@
 package entity
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 
@@ -70,12 +71,11 @@ func splitTicks(ticks int64) (y, mo, d, h, mi, s, frac int64) {
 // seconds with trailing zeros trimmed and no '.' when the fraction is zero.
 func FormatDateTime(ticks int64) string {
 	var buf [40]byte
-	return string(AppendDateTime(buf[:0], ticks, false))
+	return string(AppendDateTime(buf[:0], ticks))
 }
 
-// AppendDateTime appends FormatDateTime(ticks) to dst; with escapeColons every ':' is
-// written as %3A (the ETag form).
-func AppendDateTime(dst []byte, ticks int64, escapeColons bool) []byte {
+// AppendDateTime appends FormatDateTime(ticks) to dst.
+func AppendDateTime(dst []byte, ticks int64) []byte {
 	y, mo, d, h, mi, s, frac := splitTicks(ticks)
 	if y >= 0 && y <= 9999 {
 		dst = appendDigits(dst, y, 4)
@@ -88,9 +88,9 @@ func AppendDateTime(dst []byte, ticks int64, escapeColons bool) []byte {
 	dst = appendDigits(dst, d, 2)
 	dst = append(dst, 'T')
 	dst = appendDigits(dst, h, 2)
-	dst = appendColon(dst, escapeColons)
+	dst = append(dst, ':')
 	dst = appendDigits(dst, mi, 2)
-	dst = appendColon(dst, escapeColons)
+	dst = append(dst, ':')
 	dst = appendDigits(dst, s, 2)
 	if frac != 0 {
 		digits := 7
@@ -104,11 +104,17 @@ func AppendDateTime(dst []byte, ticks int64, escapeColons bool) []byte {
 	return append(dst, 'Z')
 }
 
-func appendColon(dst []byte, escaped bool) []byte {
-	if escaped {
-		return append(dst, "%3A"...)
+// appendEscapedColons appends the formatted DateTime s with each ':' written as "%3A", the
+// form it takes inside an ETag.
+func appendEscapedColons(dst, s []byte) []byte {
+	for {
+		i := bytes.IndexByte(s, ':')
+		if i < 0 {
+			return append(dst, s...)
+		}
+		dst = append(append(dst, s[:i]...), "%3A"...)
+		s = s[i+1:]
 	}
-	return append(dst, ':')
 }
 
 // appendDigits appends the non-negative v zero-padded to width digits.
@@ -255,8 +261,9 @@ func ETag(ticks int64) string {
 
 // AppendETag appends ETag(ticks) to dst.
 func AppendETag(dst []byte, ticks int64) []byte {
+	var buf [40]byte
 	dst = append(dst, `W/"datetime'`...)
-	dst = AppendDateTime(dst, ticks, true)
+	dst = appendEscapedColons(dst, AppendDateTime(buf[:0], ticks))
 	return append(dst, `'"`...)
 }
 

@@ -1,7 +1,6 @@
 package entity
 
 import (
-	"bytes"
 	"encoding/base64"
 	"math"
 	"strconv"
@@ -70,7 +69,7 @@ func beginObject(dst []byte, pk, rk string, ts int64, o EncodeOptions) objectWri
 	var tsBuf [40]byte
 	var tsText []byte
 	if o.Level != NoMetadata || withTS {
-		tsText = AppendDateTime(tsBuf[:0], ts, false)
+		tsText = AppendDateTime(tsBuf[:0], ts)
 	}
 	if o.Level != NoMetadata {
 		if o.Metadata != "" {
@@ -121,19 +120,6 @@ func beginObject(dst []byte, pk, rk string, ts int64, o EncodeOptions) objectWri
 		w.b = append(w.b, '"')
 	}
 	return w
-}
-
-// appendEscapedColons appends s with each ':' written as "%3A" (the ETag's URL form of a
-// formatted DateTime).
-func appendEscapedColons(dst, s []byte) []byte {
-	for {
-		i := bytes.IndexByte(s, ':')
-		if i < 0 {
-			return append(dst, s...)
-		}
-		dst = append(append(dst, s[:i]...), "%3A"...)
-		s = s[i+1:]
-	}
 }
 
 // appendEntityPathContent writes the entity path inside a JSON string. The key literals
@@ -221,7 +207,7 @@ func appendValue(dst []byte, v Value) []byte {
 		return appendDouble(dst, v.F)
 	case DateTime:
 		dst = append(dst, '"')
-		dst = AppendDateTime(dst, v.I, false)
+		dst = AppendDateTime(dst, v.I)
 		return append(dst, '"')
 	case Binary:
 		dst = append(dst, '"')

@@ -18,8 +18,9 @@ import (
 	"github.com/tablo/tablo/internal/table"
 )
 
-// newBenchServer returns the Table service's handler over a durable on-disk engine.
-func newBenchServer(b *testing.B) http.Handler {
+// newBenchServer returns the Table service's handler over a durable on-disk engine (also
+// used by tests).
+func newBenchServer(b testing.TB) http.Handler {
 	// Mirror cmd/tablo's GC target so allocation costs are weighed as in production.
 	b.Cleanup(func(old int) func() { return func() { debug.SetGCPercent(old) } }(debug.SetGCPercent(400)))
 	db, err := pebblestore.Open(pebblestore.Options{Dir: b.TempDir()})

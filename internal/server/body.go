@@ -27,35 +27,14 @@ func readBodyInto(dst []byte, c *call, limit int64) ([]byte, error) {
 		b = b[:n]
 		_, err = io.ReadFull(c.r.Body, b)
 	} else {
-		b, err = readAllInto(b, c.r.Body, limit+1)
+		// No length announced (chunked): rare enough to allocate.
+		b, err = io.ReadAll(io.LimitReader(c.r.Body, limit+1))
 	}
 	if err != nil {
 		return nil, azerr.Newf(azerr.InvalidInput, "The request body could not be read.")
 	}
 	if int64(len(b)) > limit {
 		return nil, azerr.New(azerr.RequestBodyTooLarge)
-	}
-	return b, nil
-}
-
-// readAllInto is io.ReadAll(io.LimitReader(r, max)) appending to b.
-func readAllInto(b []byte, r io.Reader, max int64) ([]byte, error) {
-	for int64(len(b)) < max {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)] // let append pick the growth
-		}
-		room := b[len(b):cap(b)]
-		if left := max - int64(len(b)); int64(len(room)) > left {
-			room = room[:left]
-		}
-		n, err := r.Read(room)
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
 	}
 	return b, nil
 }
