@@ -177,6 +177,9 @@ func From(err error) *Error {
 
 // Is reports whether err carries the Azure code c.
 func Is(err error, c Code) bool {
+	if err == nil {
+		return false // before errors.As, whose target escapes: an allocation on every success
+	}
 	var e *Error
 	return errors.As(err, &e) && e.Code == c
 }

@@ -64,3 +64,10 @@ func TestFromWrapped(t *testing.T) {
 		t.Fatal(e.Message())
 	}
 }
+
+// TestIsNilAllocatesNothing: callers test successful results with Is on every request.
+func TestIsNilAllocatesNothing(t *testing.T) {
+	if n := testing.AllocsPerRun(100, func() { _ = Is(nil, ResourceNotFound) }); n != 0 {
+		t.Fatalf("Is(nil) allocates %v times", n)
+	}
+}

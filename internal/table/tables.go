@@ -126,9 +126,6 @@ func (s *Service) GetTable(ctx context.Context, account, name string) (Table, er
 // lookupTable is GetTable for entity operations: a missing table is TableNotFound.
 func (s *Service) lookupTable(ctx context.Context, account, name string) (Table, error) {
 	t, err := s.GetTable(ctx, account, name)
-	if err == nil {
-		return t, nil // before azerr.Is, which allocates: this runs on every entity request
-	}
 	if azerr.Is(err, azerr.ResourceNotFound) {
 		return Table{}, azerr.New(azerr.TableNotFound)
 	}
