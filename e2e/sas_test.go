@@ -1,13 +1,20 @@
 package e2e
 
 import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	crand "crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -636,8 +643,9 @@ func TestAccountSASURLHTTPS(t *testing.T) {
 	}
 }
 
-// startTLSServer serves Tablo's handler over TLS on loopback (in-memory engine) and returns
-// its path-style endpoint and a client that trusts it.
+// startTLSServer serves Tablo's handler over TLS on loopback (in-memory engine, a
+// self-signed certificate for 127.0.0.1) and returns its path-style endpoint and a client
+// that trusts it.
 func startTLSServer(t testing.TB) (string, *http.Client) {
 	t.Helper()
 	db, err := pebblestore.Open(pebblestore.Options{InMemory: true})
@@ -645,12 +653,50 @@ func startTLSServer(t testing.TB) (string, *http.Client) {
 		t.Fatal(err)
 	}
 	srv := server.New(server.Options{Service: table.New(db, table.Options{}), Accounts: []auth.Account{auth.DevAccount()}})
-	hs := httptest.NewTLSServer(srv)
+	cert, pool := selfSignedCert(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := srv.NewHTTPServer()
+	hs.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	go func() { _ = hs.Serve(ln) }()
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	t.Cleanup(func() {
-		hs.Close()
+		client.CloseIdleConnections()
+		_ = hs.Shutdown(context.Background())
 		_ = db.Close()
 	})
-	return hs.URL + "/" + devAccount, hs.Client()
+	return "https://" + ln.Addr().String() + "/" + devAccount, client
+}
+
+// selfSignedCert returns a certificate for 127.0.0.1 and a pool that trusts it.
+func selfSignedCert(t testing.TB) (tls.Certificate, *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), crand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "tablo test"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(crand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(leaf)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool
 }
 
 // TestGoSDKKeyRangeSASBug documents auth.md §7.1: the Go SDK signs spk/srk/epk/erk but never

@@ -25,7 +25,7 @@ type App struct {
 	log     *slog.Logger
 	db      *pebblestore.DB
 	svc     *table.Service
-	http    *http.Server
+	http    *server.HTTPServer
 	pprof   *http.Server
 	ln      net.Listener
 	served  chan error
@@ -49,15 +49,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	}
 	a := &App{
 		cfg: cfg, log: log, db: db, svc: svc, ln: ln, served: make(chan error, 1),
-		http: &http.Server{
-			Handler:           srv,
-			ReadHeaderTimeout: 30 * time.Second,
-			ReadTimeout:       5 * time.Minute,
-			WriteTimeout:      5 * time.Minute,
-			IdleTimeout:       2 * time.Minute,
-			MaxHeaderBytes:    1 << 20,
-			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		},
+		http: srv.NewHTTPServer(),
 	}
 	go func() { a.served <- a.http.Serve(ln) }()
 	if cfg.PprofAddr != "" {
@@ -94,7 +86,6 @@ func (a *App) Close(ctx context.Context) error {
 	var errs []error
 	if err := a.http.Shutdown(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("app: http shutdown: %w", err))
-		_ = a.http.Close()
 	}
 	if a.pprof != nil {
 		_ = a.pprof.Close()

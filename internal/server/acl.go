@@ -17,7 +17,7 @@ func xmlHeader() http.Header {
 }
 
 func (s *Server) getACL(c *call) (*reply, error) {
-	doc, err := s.svc.TableMeta(c.r.Context(), c.account, c.res.table, aclDoc)
+	doc, err := s.svc.TableMeta(c.ctx, c.account, c.res.table, aclDoc)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (s *Server) setACL(c *call) (*reply, error) {
 	if len(ids) > 0 {
 		doc = auth.AppendSignedIdentifiersXML(nil, ids)
 	}
-	if err := s.svc.SetTableMeta(c.r.Context(), c.account, c.res.table, aclDoc, doc); err != nil {
+	if err := s.svc.SetTableMeta(c.ctx, c.account, c.res.table, aclDoc, doc); err != nil {
 		return nil, err
 	}
 	return &reply{status: http.StatusNoContent, header: http.Header{}}, nil

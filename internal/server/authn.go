@@ -1,9 +1,6 @@
 package server
 
 import (
-	"net"
-	"net/netip"
-
 	"github.com/tablo/tablo/internal/auth"
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/table"
@@ -14,8 +11,7 @@ import (
 const aclDoc = "acl"
 
 // authOperation maps a routed operation to what authorization checks.
-func authOperation(op operation, c *call) auth.Operation {
-	hasIfMatch := len(c.r.Header.Values("If-Match")) > 0
+func authOperation(op operation, hasIfMatch bool) auth.Operation {
 	switch op {
 	case opQueryTables:
 		return auth.QueryTables
@@ -66,7 +62,7 @@ func (s *Server) authenticate(c *call, op operation) error {
 		return nil
 	}
 	v := s.accounts[c.account]
-	authz := c.r.Header.Get("Authorization")
+	authz := c.header.Get("Authorization")
 	if c.query.hasSig && authz == "" {
 		params, err := c.query.form()
 		if err != nil {
@@ -78,15 +74,15 @@ func (s *Server) authenticate(c *call, op operation) error {
 		}
 		req := auth.SASRequest{
 			Now:       s.now(),
-			TLS:       c.r.TLS != nil,
-			ClientIP:  clientIP(c.r.RemoteAddr),
+			TLS:       c.fc.IsTLS(),
+			ClientIP:  clientIP(c.fc),
 			Policy:    s.policyLookup(c, sas.TableName),
 			StartSkew: 0,
 		}
 		if err := sas.Verify(v.Account(), req); err != nil {
 			return err
 		}
-		if err := sas.Authorize(authOperation(op, c), c.res.table); err != nil {
+		if err := sas.Authorize(authOperation(op, len(c.fc.Request.Header.PeekAll("If-Match")) > 0), c.res.table); err != nil {
 			return err
 		}
 		c.sas = sas
@@ -97,10 +93,10 @@ func (s *Server) authenticate(c *call, op operation) error {
 	}
 	// resolveAccount took the request-target apart already.
 	return v.VerifySharedKey(auth.RequestInfo{
-		Method:    c.r.Method,
+		Method:    c.method,
 		RawPath:   c.targetPath,
 		RawQuery:  c.targetQuery,
-		Header:    c.r.Header,
+		Header:    c.header,
 		Account:   c.account,
 		PathStyle: c.pathStyle,
 		Secondary: c.secondary,
@@ -114,7 +110,7 @@ func (s *Server) policyLookup(c *call, tableName string) func(id string) (*auth.
 		if tableName == "" {
 			return nil, false
 		}
-		doc, err := s.svc.TableMeta(c.r.Context(), c.account, tableName, aclDoc)
+		doc, err := s.svc.TableMeta(c.ctx, c.account, tableName, aclDoc)
 		if err != nil || doc == nil {
 			return nil, false
 		}
@@ -129,15 +125,6 @@ func (s *Server) policyLookup(c *call, tableName string) func(id string) (*auth.
 		}
 		return nil, false
 	}
-}
-
-func clientIP(remote string) netip.Addr {
-	host, _, err := net.SplitHostPort(remote)
-	if err != nil {
-		host = remote
-	}
-	a, _ := netip.ParseAddr(host)
-	return a.Unmap()
 }
 
 // checkSASRange refuses an entity outside a service SAS's key range.

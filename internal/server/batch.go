@@ -25,17 +25,13 @@ type batchOp struct {
 // response; anything that concerns one operation is answered 202 with the single failing
 // sub-response, as Azure does.
 func (s *Server) batch(c *call) (*reply, error) {
-	// The body is read into a pooled buffer, returned when the reply is built: batch.Parse
-	// copies what the operations keep (each part's text), and nothing below retains an
-	// Operation's Body, which aliases the buffer.
-	buf := s.batchBodies.get()
-	defer s.batchBodies.put(buf)
-	body, err := readBodyInto(buf.b, c, maxBatchBody)
+	// The body is fasthttp's buffer: batch.Parse copies what the operations keep (each
+	// part's text), and nothing below retains an Operation's Body, which aliases it.
+	body, err := readBody(c, maxBatchBody)
 	if err != nil {
 		return nil, err
 	}
-	buf.b = body[:0] // keep a grown buffer
-	req, err := batch.Parse(c.r.Header.Get("Content-Type"), body, batch.Limits{})
+	req, err := batch.Parse(c.header.Get("Content-Type"), body, batch.Limits{})
 	var parseErr *batch.OpError
 	if errors.As(err, &parseErr) {
 		return s.batchFailure(c, parseErr.Index, parseErr.Err), nil
@@ -81,7 +77,7 @@ func (s *Server) batch(c *call) (*reply, error) {
 	}
 	var subs []batch.SubResponse
 	if len(ops) > 0 {
-		results, err := s.svc.Batch(c.r.Context(), c.account, tableName, tops)
+		results, err := s.svc.Batch(c.ctx, c.account, tableName, tops)
 		if err != nil {
 			var be *table.BatchError
 			if errors.As(err, &be) {
@@ -156,7 +152,7 @@ func (m *changesetDecoder) preferValue(h http.Header) string {
 	if m.hasPrefer && slices.Equal(vs, m.preferHeader) {
 		return m.prefer
 	}
-	m.preferHeader, m.prefer, m.hasPrefer = vs, preferValue(h), true
+	m.preferHeader, m.prefer, m.hasPrefer = vs, preferValue(vs), true
 	return m.prefer
 }
 
@@ -214,8 +210,7 @@ func (s *Server) decodeBatchOp(c *call, bop *batch.Operation, prefix string, dec
 		return batchOp{}, err
 	}
 	if c.sas != nil {
-		sub := &call{r: &http.Request{Header: bop.Header}}
-		if err := c.sas.Authorize(authOperation(op, sub), res.table); err != nil {
+		if err := c.sas.Authorize(authOperation(op, len(bop.Header.Values("If-Match")) > 0), res.table); err != nil {
 			return batchOp{}, err
 		}
 		if err := c.sas.CheckKey(in.PartitionKey, in.RowKey); err != nil {
@@ -280,7 +275,7 @@ func (s *Server) batchSuccess(c *call, bo *batchOp, r table.Result, loc, etag st
 		if bo.prefer == "return-no-content" {
 			return batch.InsertedNoContent(loc, etag)
 		}
-		sc := &call{r: c.r, account: c.account, pathStyle: c.pathStyle, level: bo.level, res: bo.res}
+		sc := &call{fc: c.fc, host: c.host, account: c.account, pathStyle: c.pathStyle, level: bo.level, res: bo.res}
 		o := s.encodeOptions(sc, bo.res.table, nil)
 		if bo.level != entity.NoMetadata {
 			o.Metadata = c.baseURL() + "/$metadata#" + bo.res.table + "/@Element"
@@ -358,11 +353,11 @@ func (s *Server) batchRetrieve(c *call, req *batch.Request) (*reply, error) {
 				return batch.SubResponse{}, err
 			}
 		}
-		e, err := s.svc.GetEntity(c.r.Context(), c.account, res.table, res.pk, res.rk)
+		e, err := s.svc.GetEntity(c.ctx, c.account, res.table, res.pk, res.rk)
 		if err != nil {
 			return batch.SubResponse{}, err
 		}
-		sc := &call{r: c.r, account: c.account, pathStyle: c.pathStyle, level: level, res: res}
+		sc := &call{fc: c.fc, host: c.host, account: c.account, pathStyle: c.pathStyle, level: level, res: res}
 		o := s.encodeOptions(sc, res.table, nil)
 		if level != entity.NoMetadata {
 			o.Metadata = c.baseURL() + "/$metadata#" + res.table + "/@Element"

@@ -103,7 +103,7 @@ func (s *Server) queryTables(c *call) (*reply, error) {
 			return nil, err
 		}
 	}
-	page, err := s.svc.ListTables(c.r.Context(), c.account, tq)
+	page, err := s.svc.ListTables(c.ctx, c.account, tq)
 	if err != nil {
 		return nil, err
 	}
@@ -170,13 +170,13 @@ func (s *Server) createTable(c *call) (*reply, error) {
 	if !ok {
 		return nil, azerr.New(azerr.InvalidInput)
 	}
-	t, err := s.svc.CreateTable(c.r.Context(), c.account, name)
+	t, err := s.svc.CreateTable(c.ctx, c.account, name)
 	if err != nil {
 		return nil, err
 	}
 	rp := jsonReply(c, http.StatusCreated)
 	rp.location = c.baseURL() + "/Tables('" + t.Name + "')"
-	switch preferValue(c.r.Header) {
+	switch preferValue(c.header.Values("Prefer")) {
 	case "return-no-content":
 		rp.status, rp.contentType = http.StatusNoContent, ""
 		rp.preferenceApplied = "return-no-content"
@@ -190,7 +190,7 @@ func (s *Server) createTable(c *call) (*reply, error) {
 }
 
 func (s *Server) getTable(c *call) (*reply, error) {
-	t, err := s.svc.GetTable(c.r.Context(), c.account, c.res.table)
+	t, err := s.svc.GetTable(c.ctx, c.account, c.res.table)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +200,7 @@ func (s *Server) getTable(c *call) (*reply, error) {
 }
 
 func (s *Server) deleteTable(c *call) (*reply, error) {
-	if err := s.svc.DeleteTable(c.r.Context(), c.account, c.res.table); err != nil {
+	if err := s.svc.DeleteTable(c.ctx, c.account, c.res.table); err != nil {
 		return nil, err
 	}
 	return &reply{status: http.StatusNoContent}, nil
@@ -225,13 +225,13 @@ func (s *Server) encodeOptions(c *call, tableName string, sel []string) entity.E
 // concatenation.
 func (c *call) elementMetadata(tableName string) string {
 	scheme := "http"
-	if c.r.TLS != nil {
+	if c.fc.IsTLS() {
 		scheme = "https"
 	}
 	if c.pathStyle {
-		return scheme + "://" + c.r.Host + "/" + c.account + "/$metadata#" + tableName + "/@Element"
+		return scheme + "://" + c.host + "/" + c.account + "/$metadata#" + tableName + "/@Element"
 	}
-	return scheme + "://" + c.r.Host + "/$metadata#" + tableName + "/@Element"
+	return scheme + "://" + c.host + "/$metadata#" + tableName + "/@Element"
 }
 
 func (s *Server) getEntity(c *call) (*reply, error) {
@@ -246,7 +246,7 @@ func (s *Server) getEntity(c *call) (*reply, error) {
 	if err := s.checkSASRange(c, c.res.pk, c.res.rk); err != nil {
 		return nil, err
 	}
-	raw, err := s.svc.GetEntityRaw(c.r.Context(), c.account, c.res.table, c.res.pk, c.res.rk)
+	raw, err := s.svc.GetEntityRaw(c.ctx, c.account, c.res.table, c.res.pk, c.res.rk)
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +296,7 @@ func decodeEntityBody(body string, urlKeys *resource) (*entity.Entity, error) {
 }
 
 func (s *Server) insertEntity(c *call) (*reply, error) {
-	body, err := s.readEntityBody(c)
+	body, err := readEntityBody(c)
 	if err != nil {
 		return nil, err
 	}
@@ -307,11 +307,11 @@ func (s *Server) insertEntity(c *call) (*reply, error) {
 	if err := s.checkSASRange(c, in.PartitionKey, in.RowKey); err != nil {
 		return nil, err
 	}
-	res, err := s.svc.Write(c.r.Context(), c.account, c.res.table, table.Op{Kind: table.Insert, Entity: in})
+	res, err := s.svc.Write(c.ctx, c.account, c.res.table, table.Op{Kind: table.Insert, Entity: in})
 	if err != nil {
 		return nil, err
 	}
-	return s.insertReply(c, res.Entity, preferValue(c.r.Header)), nil
+	return s.insertReply(c, res.Entity, preferValue(c.header.Values("Prefer"))), nil
 }
 
 // insertReply builds the 201 (echo) or 204 (Prefer: return-no-content) answer of an insert.
@@ -379,7 +379,7 @@ func entityOp(op operation, ifMatch []string, in *entity.Entity) (table.Op, erro
 func (s *Server) writeEntity(c *call, op operation) (*reply, error) {
 	in := &entity.Entity{PartitionKey: c.res.pk, RowKey: c.res.rk}
 	if op != opDeleteEntity {
-		body, err := s.readEntityBody(c)
+		body, err := readEntityBody(c)
 		if err != nil {
 			return nil, err
 		}
@@ -387,14 +387,14 @@ func (s *Server) writeEntity(c *call, op operation) (*reply, error) {
 			return nil, err
 		}
 	}
-	o, err := entityOp(op, c.r.Header.Values("If-Match"), in)
+	o, err := entityOp(op, c.header.Values("If-Match"), in)
 	if err != nil {
 		return nil, err
 	}
 	if err := s.checkSASRange(c, in.PartitionKey, in.RowKey); err != nil {
 		return nil, err
 	}
-	res, err := s.svc.Write(c.r.Context(), c.account, c.res.table, o)
+	res, err := s.svc.Write(c.ctx, c.account, c.res.table, o)
 	if err != nil {
 		return nil, err
 	}
@@ -454,7 +454,7 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 	n := 0
 	// Each entity goes from its stored form straight into the page (r is valid only during
 	// the call, which is all AppendJSONRaw needs).
-	info, err := s.svc.QueryEntities(c.r.Context(), c.account, c.res.table, q, func(r entity.Raw) (bool, error) {
+	info, err := s.svc.QueryEntities(c.ctx, c.account, c.res.table, q, func(r entity.Raw) (bool, error) {
 		if n > 0 {
 			b = append(b, ',')
 		}

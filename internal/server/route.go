@@ -134,9 +134,10 @@ func route(method string, c *call) (operation, error) {
 	return 0, azerr.New(azerr.InvalidURI)
 }
 
-// preferValue returns the Prefer header's return-no-content or return-content, or "".
-func preferValue(h http.Header) string {
-	for _, v := range h.Values("Prefer") {
+// preferValue returns return-no-content or return-content from the values of a Prefer
+// header, or "".
+func preferValue(values []string) string {
+	for _, v := range values {
 		for v != "" {
 			var p string
 			p, v, _ = strings.Cut(v, ",")

@@ -15,11 +15,13 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/valyala/fasthttp"
 
 	"github.com/tablo/tablo/internal/auth"
 	"github.com/tablo/tablo/internal/azerr"
@@ -35,11 +37,12 @@ type Options struct {
 	Service  *table.Service
 	Accounts []auth.Account
 	Logger   *slog.Logger
-	// Now is the clock for Date headers and error timestamps (default time.Now).
+	// Now is the clock for error timestamps and SAS expiry (default time.Now). The Date
+	// header is fasthttp's (its clock, formatted once a second).
 	Now func() time.Time
 }
 
-// Server is the Table service's http.Handler.
+// Server is the Table service's request handler (Handle, for a fasthttp.Server).
 type Server struct {
 	svc *table.Service
 	// accounts maps each account name to the verifier of its Shared Key signatures.
@@ -49,14 +52,10 @@ type Server struct {
 	// Request ids: a random per-process prefix and a counter, formatted like Azure's GUIDs.
 	idPrefix string
 	idSeq    atomic.Uint64
-	date     atomic.Pointer[cachedDate]
 	// pages recycles query response buffers, which grow to ~1 MB for a page of 1 KiB entities.
 	pages bufferPool
 	// bodies recycles single-entity response buffers.
 	bodies bufferPool
-	// reqBodies and batchBodies recycle request-body buffers: single entities and $batch
-	// bodies (tens of KiB for 100 operations).
-	reqBodies, batchBodies bufferPool
 	// props caches each account's decoded service properties (CORS rules).
 	props propsCache
 }
@@ -73,15 +72,13 @@ func New(o Options) *Server {
 	_, _ = rand.Read(rnd[:])
 	h := hex.EncodeToString(rnd[:])
 	s := &Server{
-		svc:         o.Service,
-		accounts:    map[string]*auth.Verifier{},
-		log:         o.Logger,
-		now:         o.Now,
-		idPrefix:    h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-",
-		pages:       bufferPool{size: 64 << 10},
-		bodies:      bufferPool{size: 4 << 10},
-		reqBodies:   bufferPool{size: 4 << 10},
-		batchBodies: bufferPool{size: 64 << 10},
+		svc:      o.Service,
+		accounts: map[string]*auth.Verifier{},
+		log:      o.Logger,
+		now:      o.Now,
+		idPrefix: h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-",
+		pages:    bufferPool{size: 64 << 10},
+		bodies:   bufferPool{size: 4 << 10},
 	}
 	for i := range o.Accounts {
 		s.accounts[o.Accounts[i].Name] = auth.NewVerifier(&o.Accounts[i])
@@ -104,10 +101,17 @@ func (s *Server) newRequestID() string {
 	return string(b)
 }
 
-// call is one request in flight.
+// call is one request in flight. Nothing may keep fc, or bytes taken from it, after Handle
+// returns: fasthttp reuses them for the connection's next request.
 type call struct {
-	r         *http.Request
-	w         http.ResponseWriter
+	fc *fasthttp.RequestCtx
+	// ctx is the context of the service calls. fasthttp has no per-request cancellation (it
+	// does not watch the connection while a handler runs); every operation is bounded anyway.
+	ctx context.Context
+	// method, host and header are the request's, as strings (see request.go).
+	method    string
+	host      string
+	header    requestHeader
 	requestID string
 	start     time.Time
 	account   string
@@ -126,18 +130,13 @@ type call struct {
 	xmlErrors bool
 	sas       *auth.SAS
 	status    int
-	// hv backs the response header values this package sets.
-	hv headerValues
 }
 
-// ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	c := &call{r: r, w: w, requestID: s.newRequestID(), start: time.Now()}
+// Handle serves one request; it is the fasthttp.RequestHandler of the Table endpoint.
+func (s *Server) Handle(fc *fasthttp.RequestCtx) {
+	c := s.newCall(fc)
 	defer func() {
 		if p := recover(); p != nil {
-			if p == http.ErrAbortHandler {
-				panic(p)
-			}
 			s.log.Error("panic", "request_id", c.requestID, "panic", p, "stack", string(debug.Stack()))
 			if c.status == 0 {
 				s.writeError(c, azerr.New(azerr.InternalError))
@@ -151,17 +150,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+func (s *Server) newCall(fc *fasthttp.RequestCtx) *call {
+	return &call{
+		fc: fc, ctx: context.Background(), requestID: s.newRequestID(), start: time.Now(),
+		method: methodString(fc.Method()), host: string(fc.Host()),
+		header: requestHeader{&fc.Request.Header},
+	}
+}
+
 func (s *Server) logRequest(c *call) {
 	level := slog.LevelInfo
 	if c.status >= 500 {
 		level = slog.LevelError
 	}
-	if !s.log.Enabled(c.r.Context(), level) {
+	if !s.log.Enabled(c.ctx, level) {
 		return
 	}
-	s.log.LogAttrs(c.r.Context(), level, "request",
-		slog.String("method", c.r.Method),
-		slog.String("path", c.r.URL.Path),
+	s.log.LogAttrs(c.ctx, level, "request",
+		slog.String("method", c.method),
+		slog.String("path", c.targetPath),
 		slog.Int("status", c.status),
 		slog.Duration("duration", time.Since(c.start)),
 		slog.String("request_id", c.requestID),
@@ -169,54 +176,23 @@ func (s *Server) logRequest(c *call) {
 }
 
 func (s *Server) setCommonHeaders(c *call) {
-	// Canonical keys assigned directly: this runs on every request.
-	h := c.w.Header()
-	c.hv.set(h, "X-Ms-Request-Id", c.requestID)
-	v := c.r.Header.Get("X-Ms-Version")
-	if v == "" {
-		v = c.r.URL.Query().Get("sv")
+	h := &c.fc.Response.Header
+	h.Set("X-Ms-Request-Id", c.requestID)
+	v := c.fc.Request.Header.Peek("X-Ms-Version")
+	if len(v) == 0 {
+		// A SAS request may carry its version as sv instead (rare: parse the query for it).
+		_, q := auth.SplitRequestURI(string(c.fc.RequestURI()))
+		if vals, err := url.ParseQuery(q); err == nil {
+			v = []byte(vals.Get("sv"))
+		}
 	}
-	if v == "" {
-		v = DefaultVersion
+	if len(v) == 0 {
+		v = []byte(DefaultVersion)
 	}
-	c.hv.set(h, "X-Ms-Version", v)
-	c.hv.set(h, "Date", s.dateHeader())
-	c.hv.set(h, "Server", "Tablo")
-	if id := c.r.Header.Get("X-Ms-Client-Request-Id"); id != "" {
-		c.hv.set(h, "X-Ms-Client-Request-Id", id)
+	h.SetBytesV("X-Ms-Version", v)
+	if id := c.fc.Request.Header.Peek("X-Ms-Client-Request-Id"); len(id) > 0 {
+		h.SetBytesV("X-Ms-Client-Request-Id", id)
 	}
-}
-
-// headerValues hands out one-element header value slices cut from a shared backing array, so
-// that a response's headers cost one allocation rather than one each. Each slice has capacity
-// 1: an Add elsewhere copies instead of overwriting a neighbour.
-type headerValues struct{ buf []string }
-
-// set sets h[key] (key in canonical form) to the single value v.
-func (hv *headerValues) set(h http.Header, key, v string) {
-	if len(hv.buf) == cap(hv.buf) {
-		hv.buf = make([]string, 0, 12) // enough for every header of a point operation
-	}
-	hv.buf = append(hv.buf, v)
-	n := len(hv.buf)
-	h[key] = hv.buf[n-1 : n : n]
-}
-
-// dateHeader returns the RFC 1123 Date value, formatted once per second.
-func (s *Server) dateHeader() string {
-	now := s.now()
-	sec := now.Unix()
-	if d := s.date.Load(); d != nil && d.sec == sec {
-		return d.text
-	}
-	d := &cachedDate{sec: sec, text: now.UTC().Format(http.TimeFormat)}
-	s.date.Store(d)
-	return d.text
-}
-
-type cachedDate struct {
-	sec  int64
-	text string
 }
 
 // serve resolves, authenticates and dispatches one request.
@@ -224,22 +200,22 @@ func (s *Server) serve(c *call) error {
 	if err := s.resolveAccount(c); err != nil {
 		return err
 	}
-	if c.r.Header.Get("Origin") != "" && c.r.Method != http.MethodOptions {
+	if c.header.has("Origin") && c.method != http.MethodOptions {
 		s.applyCORS(c)
 	}
-	q, err := parseQuery(c.r.URL.RawQuery)
+	q, err := parseQuery(c.targetQuery)
 	if err != nil {
 		return err
 	}
 	c.query = q
 	c.xmlErrors = q.comp != "" || q.restype != ""
-	if err := checkVersion(c.r.Header.Get("X-Ms-Version")); err != nil {
+	if err := checkVersion(c.header.Get("X-Ms-Version")); err != nil {
 		return err
 	}
-	if id := c.r.Header.Get("X-Ms-Client-Request-Id"); len(id) > 1024 {
+	if id := c.fc.Request.Header.Peek("X-Ms-Client-Request-Id"); len(id) > 1024 {
 		return azerr.New(azerr.InvalidHeaderValue)
 	}
-	level, err := negotiateLevel(q.format, c.r.Header.Get("Accept"))
+	level, err := negotiateLevel(q.format, c.header.Get("Accept"))
 	if err != nil {
 		return err
 	}
@@ -253,7 +229,7 @@ func (s *Server) serve(c *call) error {
 		return err
 	}
 	c.res = res
-	method, err := effectiveMethod(c.r)
+	method, err := effectiveMethod(c)
 	if err != nil {
 		return err
 	}
@@ -271,7 +247,7 @@ func (s *Server) serve(c *call) error {
 // style (the account is the first path segment); otherwise the account is the host's first
 // label.
 func (s *Server) resolveAccount(c *call) error {
-	host := c.r.Host
+	host := c.host
 	if host == "" {
 		return azerr.New(azerr.HostInformationNotPresent)
 	}
@@ -279,7 +255,7 @@ func (s *Server) resolveAccount(c *call) error {
 		host = h
 	}
 	host = strings.Trim(host, "[]")
-	c.targetPath, c.targetQuery = rawTarget(c.r)
+	c.targetPath, c.targetQuery = auth.SplitRequestURI(string(c.fc.RequestURI()))
 	raw := c.targetPath
 	pathStyle := isIP(host) || host == "localhost" || !strings.Contains(host, ".") ||
 		host == "host.docker.internal"
@@ -316,15 +292,6 @@ func (s *Server) resolveAccount(c *call) error {
 func isIP(host string) bool {
 	a, err := netip.ParseAddr(host)
 	return err == nil && a.Zone() == ""
-}
-
-// rawTarget returns the path and query exactly as on the request line, still percent-encoded
-// (signatures are computed over them, never over the decoded path).
-func rawTarget(r *http.Request) (rawPath, rawQuery string) {
-	if r.RequestURI == "" || r.RequestURI == "*" {
-		return r.URL.EscapedPath(), r.URL.RawQuery
-	}
-	return auth.SplitRequestURI(r.RequestURI)
 }
 
 // checkVersion accepts any well-formed x-ms-version date from 2013-08-15 on (JSON needs
@@ -374,12 +341,12 @@ func quickVersion(v string) (ok, known bool) {
 }
 
 // effectiveMethod applies X-HTTP-Method tunnelling.
-func effectiveMethod(r *http.Request) (string, error) {
-	vals := r.Header.Values("X-Http-Method") // canonical form: no allocation
+func effectiveMethod(c *call) (string, error) {
+	vals := c.header.Values("X-Http-Method")
 	if len(vals) == 0 {
-		return r.Method, nil
+		return c.method, nil
 	}
-	if r.Method != http.MethodPost {
+	if c.method != http.MethodPost {
 		return "", azerr.New(azerr.XMethodNotUsingPost)
 	}
 	if len(vals) > 1 || strings.Contains(vals[0], ",") {
@@ -395,13 +362,13 @@ func effectiveMethod(r *http.Request) (string, error) {
 // baseURL is the service root as clients address it, for odata.metadata and Location.
 func (c *call) baseURL() string {
 	scheme := "http"
-	if c.r.TLS != nil {
+	if c.fc.IsTLS() {
 		scheme = "https"
 	}
 	if c.pathStyle {
-		return scheme + "://" + c.r.Host + "/" + c.account
+		return scheme + "://" + c.host + "/" + c.account
 	}
-	return scheme + "://" + c.r.Host
+	return scheme + "://" + c.host
 }
 
 // entityURL is baseURL() + "/" + entity.EntityPath(tableName, pk, rk), built in one buffer
@@ -409,11 +376,11 @@ func (c *call) baseURL() string {
 func (c *call) entityURL(tableName, pk, rk string) string {
 	var buf [256]byte
 	b := append(buf[:0], "http"...)
-	if c.r.TLS != nil {
+	if c.fc.IsTLS() {
 		b = append(b, 's')
 	}
 	b = append(b, "://"...)
-	b = append(b, c.r.Host...)
+	b = append(b, c.host...)
 	if c.pathStyle {
 		b = append(b, '/')
 		b = append(b, c.account...)
@@ -427,7 +394,7 @@ func (c *call) entityURL(tableName, pk, rk string) string {
 type reply struct {
 	status int
 	// The headers of the frequent replies, as fields ("" or false: not sent), written without
-	// building an intermediate http.Header.
+	// building a map.
 	contentType       string
 	noCache           bool // Cache-Control: no-cache and X-Content-Type-Options: nosniff
 	etag              string
@@ -443,14 +410,18 @@ type reply struct {
 	pool   *bufferPool
 }
 
+// write hands the reply to fasthttp, which sends it (with Content-Length) after Handle
+// returns; the body is copied, so rp's buffer may be reused at once.
 func (s *Server) write(c *call, rp *reply) {
-	h := c.w.Header()
+	h := &c.fc.Response.Header
 	for k, vs := range rp.header {
-		h[k] = vs
+		for _, v := range vs {
+			h.Add(k, v)
+		}
 	}
 	set := func(key, v string) {
 		if v != "" {
-			c.hv.set(h, key, v)
+			h.Set(key, v)
 		}
 	}
 	set("Content-Type", rp.contentType)
@@ -463,14 +434,9 @@ func (s *Server) write(c *call, rp *reply) {
 	set("Preference-Applied", rp.preferenceApplied)
 	set("Dataserviceid", rp.dataServiceID)
 	set("X-Ms-Error-Code", rp.errorCode)
-	if len(rp.body) > 0 || rp.status == http.StatusOK {
-		c.hv.set(h, "Content-Length", strconv.Itoa(len(rp.body)))
-	}
 	c.status = rp.status
-	c.w.WriteHeader(rp.status)
-	if len(rp.body) > 0 {
-		_, _ = c.w.Write(rp.body)
-	}
+	c.fc.SetStatusCode(rp.status)
+	c.fc.Response.SetBody(rp.body)
 }
 
 // writeError sends err as Azure does: JSON odata.error for the JSON operations, the

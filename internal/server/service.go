@@ -25,7 +25,7 @@ func (s *Server) loadServiceProperties(c *call) (serviceprops.Properties, error)
 		return p, nil
 	}
 	gen := s.props.generation(c.account)
-	doc, err := s.svc.AccountSetting(c.r.Context(), c.account, servicePropsDoc)
+	doc, err := s.svc.AccountSetting(c.ctx, c.account, servicePropsDoc)
 	if err != nil {
 		return serviceprops.Properties{}, err
 	}
@@ -105,7 +105,7 @@ func (s *Server) setServiceProperties(c *call) (*reply, error) {
 		return nil, err
 	}
 	var next serviceprops.Properties
-	err = s.svc.UpdateAccountSetting(c.r.Context(), c.account, servicePropsDoc, func(old []byte) ([]byte, error) {
+	err = s.svc.UpdateAccountSetting(c.ctx, c.account, servicePropsDoc, func(old []byte) ([]byte, error) {
 		cur, err := serviceprops.Decode(old)
 		if err != nil {
 			cur = serviceprops.Default() // unreadable: start over rather than fail forever
@@ -136,12 +136,12 @@ func (s *Server) getServiceStats(c *call) (*reply, error) {
 // preflight answers a CORS preflight (never authenticated): 200 with the Access-Control-*
 // headers of the first matching rule, 403 CorsPreflightFailure when none matches.
 func (s *Server) preflight(c *call) (*reply, error) {
-	origin := c.r.Header.Get("Origin")
-	method := c.r.Header.Get("Access-Control-Request-Method")
+	origin := c.header.Get("Origin")
+	method := c.header.Get("Access-Control-Request-Method")
 	if origin == "" || method == "" {
 		return nil, azerr.Newf(azerr.InvalidHeaderValue, "A required CORS header is not present.")
 	}
-	reqHeaders := strings.Join(c.r.Header.Values("Access-Control-Request-Headers"), ",")
+	reqHeaders := strings.Join(c.header.Values("Access-Control-Request-Headers"), ",")
 	p, err := s.loadServiceProperties(c)
 	if err != nil {
 		return nil, err
@@ -174,11 +174,11 @@ func (s *Server) applyCORS(c *call) {
 		s.log.Warn("cors: service properties", "request_id", c.requestID, "err", err)
 		return
 	}
-	g, ok := p.Actual(c.r.Header.Get("Origin"), c.r.Method)
+	g, ok := p.Actual(c.header.Get("Origin"), c.method)
 	if !ok {
 		return
 	}
-	h := c.w.Header()
+	h := &c.fc.Response.Header
 	h.Set("Access-Control-Allow-Origin", g.AllowOrigin)
 	if len(g.Rule.ExposedHeaders) > 0 {
 		h.Set("Access-Control-Expose-Headers", strings.Join(g.Rule.ExposedHeaders, ","))
