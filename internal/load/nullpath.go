@@ -109,6 +109,10 @@ func cutQuoted(s string) (val, rest string, ok bool) {
 	if !strings.HasPrefix(s, "'") {
 		return "", "", false
 	}
+	// Without a doubled quote the value is a substring: no copy.
+	if i := strings.IndexByte(s[1:], '\''); i >= 0 && !strings.HasPrefix(s[i+2:], "'") {
+		return s[1 : i+1], s[i+2:], true
+	}
 	var b strings.Builder
 	for i := 1; i < len(s); i++ {
 		if s[i] != '\'' {
