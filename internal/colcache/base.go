@@ -32,7 +32,10 @@ type base struct {
 	table           uint64 // set when installed
 	// matched holds copies of rows that scans matched when values is empty (NoValues aside).
 	matched *matchedRows
-	refs    atomic.Int64
+	// elements holds the response JSON of rows that scans returned (NoValues aside): see
+	// View.Element.
+	elements *matchedRows
+	refs     atomic.Int64
 }
 
 // column holds one property of every row, dictionary-encoded: ids[row] is 0 when the row
@@ -106,6 +109,9 @@ func (b *base) release() {
 		}
 		if b.matched != nil {
 			b.matched.free()
+		}
+		if b.elements != nil {
+			b.elements.free()
 		}
 	}
 }

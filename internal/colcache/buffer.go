@@ -5,8 +5,8 @@ import (
 	"unsafe"
 )
 
-// buffer is a growable off-heap byte array: growing maps a larger region, copies and unmaps
-// the old one, so a base being built never holds more than twice its size.
+// buffer is a growable off-heap byte array: growing remaps it to twice its size (on Linux
+// without copying), so a base being built never holds more than twice its size.
 type buffer struct {
 	b []byte
 }
@@ -16,14 +16,10 @@ func (f *buffer) grow(n int) error {
 	if len(f.b)+n <= cap(f.b) {
 		return nil
 	}
-	size := max(2*cap(f.b), len(f.b)+n, 64<<10)
-	nb, err := allocOffHeap(size)
+	nb, err := growOffHeap(f.b, max(2*cap(f.b), len(f.b)+n, 64<<10))
 	if err != nil {
 		return err
 	}
-	nb = nb[:len(f.b)]
-	copy(nb, f.b)
-	freeOffHeap(f.b)
 	f.b = nb
 	return nil
 }

@@ -23,8 +23,8 @@ type Options struct {
 	// MaxProps bounds the columns of one table (default 8); the least recently requested
 	// go first.
 	MaxProps int
-	// NoValues keeps keys and columns only, never copies of the entities: matches are then
-	// always read from the store (less memory, slower pages).
+	// NoValues keeps keys and columns only, never copies of the entities or of their JSON:
+	// matches are then always read from the store and encoded (less memory, slower pages).
 	NoValues bool
 	// ValuesMaxBytes caps one table's copy of all its entities (default MaxBytes). A table
 	// whose entities do not fit keeps copies of the rows its scans matched instead, while the
@@ -67,11 +67,16 @@ type tableState struct {
 	sorted []string
 	// next collects the keys written since the snapshot of the build in progress, which
 	// becomes dirty when that build is installed.
-	next     map[string]struct{}
-	building bool
-	props    []string // wanted properties, most recently requested last
-	work     int64    // entities examined by uncached filtered scans since the last build
-	lastUse  int64
+	next map[string]struct{}
+	// building is set while a build runs, with the properties it builds, and closed when it
+	// ends (installed or not): scans that find it wait for the build instead of scanning the
+	// store (AwaitBuild).
+	building      chan struct{}
+	buildingProps []string
+	awaiting      int      // scans in AwaitBuild on the running build (tests wait on it)
+	props         []string // wanted properties, most recently requested last
+	work          int64    // entities examined by uncached filtered scans since the last build
+	lastUse       int64
 	// retryAfter is the scan work after which a build that did not fit is tried again.
 	retryAfter int64
 }
@@ -124,7 +129,7 @@ func (c *Cache) NoteWrites(tableID uint64, keys [][]byte) {
 			ts.next[s] = struct{}{}
 		}
 	}
-	if ts.base != nil && len(ts.dirty) > maxDirty(ts.base.rows) && !ts.building {
+	if ts.base != nil && len(ts.dirty) > maxDirty(ts.base.rows) && ts.building == nil {
 		// Heavily rewritten and not rebuilt (no scans lately): stop tracking rather than
 		// let the set grow; the next scans start over.
 		c.dropLocked(ts)
@@ -219,14 +224,60 @@ func (c *Cache) NoteScan(tableID uint64, props []string, n int) {
 func (c *Cache) Build(tableID uint64, props []string) error {
 	c.mu.Lock()
 	ts := c.wantLocked(tableID, props)
-	if ts.building {
+	if ts.building != nil {
 		c.mu.Unlock()
 		return errors.New("colcache: a build of this table is in progress")
 	}
-	ts.building = true
-	props = slices.Sorted(slices.Values(ts.props))
+	props = c.beginBuildLocked(ts)
 	c.mu.Unlock()
 	return c.build(ts, props)
+}
+
+// beginBuildLocked marks a build of ts's wanted properties as running and returns them.
+func (c *Cache) beginBuildLocked(ts *tableState) []string {
+	ts.building = make(chan struct{})
+	ts.buildingProps = slices.Sorted(slices.Values(ts.props))
+	return ts.buildingProps
+}
+
+// AwaitBuild waits, at most until ctx ends or the deadline passes, for a build of the table
+// running now that covers props to end, and reports whether it ended: the caller then asks
+// Ready again instead of scanning the store while the build does. It holds no lock while
+// waiting, so writers are never held up; a failed build just makes Ready say no again.
+func (c *Cache) AwaitBuild(ctx context.Context, tableID uint64, props []string, deadline time.Time) bool {
+	c.mu.Lock()
+	ts := c.tables[tableID]
+	if ts == nil || ts.building == nil || !isSubset(props, ts.buildingProps) {
+		c.mu.Unlock()
+		return false
+	}
+	done := ts.building
+	ts.awaiting++
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		ts.awaiting--
+		c.mu.Unlock()
+	}()
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
+	case <-timer.C:
+	}
+	return false
+}
+
+// isSubset reports whether every element of sub is in set (both sorted).
+func isSubset(sub, set []string) bool {
+	for _, s := range sub {
+		if _, ok := slices.BinarySearch(set, s); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // wantLocked returns the table's state, created if needed, with props requested most recently.
@@ -248,23 +299,23 @@ func (c *Cache) wantLocked(tableID uint64, props []string) *tableState {
 
 // startBuildLocked starts a background build of ts unless one is running.
 func (c *Cache) startBuildLocked(ts *tableState) {
-	if ts.building || c.ctx.Err() != nil {
+	if ts.building != nil || c.ctx.Err() != nil {
 		return
 	}
-	ts.building = true
-	props := slices.Sorted(slices.Values(ts.props))
+	props := c.beginBuildLocked(ts)
 	c.builds.Go(func() { _ = c.build(ts, props) })
 }
 
 // build takes a snapshot with the table's writers excluded, starts collecting the keys
 // written after it, scans the snapshot into a new base and installs it. The caller has set
-// ts.building.
+// begun it with beginBuildLocked.
 func (c *Cache) build(ts *tableState, props []string) error {
 	start := time.Now()
 	b, err := c.runBuild(ts, props)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ts.building = false
+	close(ts.building)
+	ts.building, ts.buildingProps = nil, nil
 	next := ts.next
 	ts.next = nil
 	if c.tables[ts.id] != ts {
@@ -294,7 +345,10 @@ func (c *Cache) build(ts *tableState, props []string) error {
 	c.gens++
 	b.gen, b.table = Gen(c.gens), ts.id
 	if !b.hasValues && !c.o.NoValues {
-		b.matched = &matchedRows{at: map[int32]matchedSpan{}}
+		b.matched = &matchedRows{}
+	}
+	if !c.o.NoValues {
+		b.elements = &matchedRows{}
 	}
 	ts.base, ts.dirty, ts.sorted, ts.retryAfter = b, next, nil, 0
 	c.used += b.size
@@ -341,7 +395,7 @@ func (c *Cache) runBuild(ts *tableState, props []string) (*base, error) {
 	return buildBase(c.ctx, snap, ts.prefix, keys.TableEnd(ts.id), props, c.o.MaxBytes, valuesBudget)
 }
 
-// reserveMatched grants n more bytes of the budget to b's matched-row copies if b is still
+// reserveMatched grants n more bytes of the budget to b's matched-row or element copies if b is still
 // its table's base and the budget has room (other tables are not evicted for it).
 func (c *Cache) reserveMatched(b *base, n int64) bool {
 	c.mu.Lock()

@@ -16,6 +16,13 @@
 //     still the snapshot's. View refuses a base installed after Ready: its snapshot may be
 //     newer than the reader's, and the writes in between would be in neither place.
 //
-// Memory: bases live off the Go heap (mmap), reference-counted by Views, within one LRU
-// budget for all tables. Builds run in the background, one at a time.
+// Copies kept beside a base (the entities scans matched, when the base does not hold them all,
+// and the response JSON of the rows scans returned) are exact for the same reason: they are
+// only made of, and only read for, rows not written since the base's snapshot, whose values
+// every reader of that base sees as the base does.
+//
+// Memory: bases and their copies live off the Go heap (mmap), reference-counted by Views,
+// within one LRU budget for all tables. Builds run in the background, one at a time; a scan
+// that finds a build of its columns running waits for it (AwaitBuild, holding no lock)
+// rather than scan the store meanwhile.
 package colcache

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix && !linux
 
 package colcache
 
@@ -28,3 +28,6 @@ func freeOffHeap(b []byte) {
 		_ = syscall.Munmap(b[:cap(b)])
 	}
 }
+
+// growOffHeap returns b's contents in a region of n bytes; b must not be used afterwards.
+func growOffHeap(b []byte, n int) ([]byte, error) { return copyGrow(b, n) }

@@ -49,6 +49,26 @@ func (v *View) Remember(i int, entity []byte) {
 	}
 }
 
+// Element returns the JSON that RememberElement kept for row i, aliasing the cache's
+// memory: valid until Release.
+func (v *View) Element(i int) ([]byte, bool) {
+	if v.b.elements == nil {
+		return nil, false
+	}
+	return v.b.elements.get(i)
+}
+
+// RememberElement keeps a copy of json, the response JSON of row i in one fixed form (the
+// caller's choice: the cache stores bytes, and the table service uses one form only), so
+// that later pages copy it instead of encoding the entity again. As with Remember, row i
+// must not be among the view's written keys: the JSON is then a function of the row's base
+// value, which every reader of this base sees for that row.
+func (v *View) RememberElement(i int, json []byte) {
+	if m := v.b.elements; m != nil {
+		m.put(i, json, func(n int64) bool { return v.c.reserveMatched(v.b, n) })
+	}
+}
+
 // Search returns the first row whose key suffix is >= k.
 func (v *View) Search(k []byte) int { return v.b.search(k) }
 
@@ -77,7 +97,10 @@ func (v *View) AppendKey(dst, suffix []byte) []byte {
 
 // Matcher evaluates f over the base's rows. f must read only properties the view has (the
 // Cache's View checks that).
-func (v *View) Matcher(f *query.Filter) *Matcher {
+func (v *View) Matcher(f *query.Filter) *Matcher { return v.matcher(f, true) }
+
+// matcher is Matcher; eager allows evaluating a small dictionary up front (tests compare).
+func (v *View) matcher(f *query.Filter, eager bool) *Matcher {
 	m := &Matcher{f: f, b: v.b}
 	for _, name := range f.Properties() {
 		m.row.cols = append(m.row.cols, v.b.column(name))
@@ -88,8 +111,39 @@ func (v *View) Matcher(f *query.Filter) *Matcher {
 		// per distinct value (dictionary id) and remember it.
 		m.single = m.row.cols[0]
 		m.memo = make([]int8, len(m.single.offs))
+		if eager && len(m.memo) <= eagerIDs && len(m.memo)*eagerRowsPerID <= v.b.rows {
+			m.resolveAll(m.row.names[0])
+		}
 	}
 	return m
+}
+
+// A one-property filter is evaluated up front on every distinct value of a small dictionary
+// (at most eagerIDs values, and eagerRowsPerID rows per value): a page then compares ids
+// only, without a memo lookup per row, for about the cost of evaluating the filter on the
+// rows it would have evaluated it on anyway.
+const (
+	eagerIDs       = 256
+	eagerRowsPerID = 64
+)
+
+// resolveAll evaluates the filter on every value of the single column and, when one value
+// matches, makes Next look for its id alone.
+func (m *Matcher) resolveAll(name string) {
+	row := &m.dict
+	row.name, row.c = name, m.single
+	found := 0
+	for id := range m.memo {
+		row.id = uint32(id)
+		m.memo[id] = -1
+		if m.f.Eval(row) {
+			m.memo[id] = 1
+			m.target = uint32(id)
+			found++
+		}
+	}
+	m.onlyID = found == 1
+	m.noID = found == 0
 }
 
 // Matcher finds rows of a base that satisfy a filter.
@@ -99,10 +153,26 @@ type Matcher struct {
 	row    columnRow
 	single *column
 	memo   []int8 // per dictionary id: 0 unknown, 1 match, -1 no match
+	// With every id resolved: noID when none matches, onlyID when target alone does.
+	noID, onlyID bool
+	target       uint32
+	dict         dictRow // resolveAll's getter, kept here so that it is not allocated apart
 }
 
 // Next returns the first row in [i, end) that matches, or end.
 func (m *Matcher) Next(i, end int) int {
+	switch {
+	case m.noID:
+		return end
+	case m.onlyID:
+		t := m.target
+		for j, id := range m.single.ids[i:end] {
+			if id == t {
+				return i + j
+			}
+		}
+		return end
+	}
 	if c := m.single; c != nil {
 		ids := c.ids[i:end]
 		for j, id := range ids {
@@ -151,6 +221,22 @@ func (r *columnRow) Get(name string) (entity.Value, bool) {
 		return entity.ViewValue(c.vals[c.offs[id]:])
 	}
 	return entity.Value{}, false
+}
+
+// dictRow is the query.Getter of one dictionary value of a column: a row holding that value
+// (id 0: a row without the property).
+type dictRow struct {
+	name string
+	c    *column
+	id   uint32
+}
+
+// Get implements query.Getter. Values alias the cache's memory.
+func (r *dictRow) Get(name string) (entity.Value, bool) {
+	if name != r.name || r.id == 0 {
+		return entity.Value{}, false
+	}
+	return entity.ViewValue(r.c.vals[r.c.offs[r.id]:])
 }
 
 // hasAll reports whether names (sorted) are all columns of b.

@@ -14,6 +14,8 @@
 //     Entity, bit for bit (a body Timestamp is ignored, so only Timestamp is not carried).
 //   - AppendJSONRaw writes a stored entity's JSON without decoding it, byte for byte what
 //     AppendJSON writes for the decoded Entity, and fails exactly when DecodeBinary would.
+//     A Raw may carry its JSON in ElementOptions' form (WithElementJSON, from a cache of
+//     encoded matches); AppendJSONRaw copies it for options that write exactly that form.
 //   - AppendBinary/DecodeBinary round-trip any Entity exactly (NaN payloads and -0 too).
 //     DecodeBinary and Raw never panic on corrupt bytes; they report ErrCorrupt instead.
 //   - The encoders do not allocate beyond growing dst; decoders allocate a few times per

@@ -9,6 +9,10 @@ import "unsafe"
 // A corrupt entity yields an error wrapping ErrCorrupt (exactly when DecodeBinary would
 // fail) and dst unchanged.
 func AppendJSONRaw(dst []byte, r Raw, o EncodeOptions) ([]byte, error) {
+	if r.element != nil && o.Level == MinimalMetadata && o.Metadata == "" && o.Select == nil {
+		// Minimal metadata without odata.metadata reads nothing else of o.
+		return append(dst, r.element...), nil
+	}
 	props, ts, err := newRawProps(r.b)
 	if err != nil {
 		return dst, err

@@ -15,6 +15,9 @@ import (
 type Raw struct {
 	b      []byte
 	pk, rk string
+	// element, when set, is this entity's JSON as a collection element at minimal metadata
+	// (see WithElementJSON): AppendJSONRaw copies it instead of encoding again.
+	element []byte
 }
 
 // NewRaw wraps a stored entity value and its keys. It checks only the header; corruption
@@ -27,9 +30,23 @@ func NewRaw(b []byte, pk, rk string) (Raw, error) {
 	return Raw{b: b, pk: pk, rk: rk}, nil
 }
 
-// WithKeys returns r with its keys set (a scan decodes them only for entities it returns).
+// WithKeys returns r with its keys set (a scan decodes them only for entities it returns),
+// without the JSON WithElementJSON attached: it was written with the old keys.
 func (r Raw) WithKeys(pk, rk string) Raw {
-	r.pk, r.rk = pk, rk
+	r.pk, r.rk, r.element = pk, rk, nil
+	return r
+}
+
+// ElementOptions returns the encode options of an entity in a query response at minimal
+// metadata with every property (no $select): the one form WithElementJSON can carry.
+func ElementOptions() EncodeOptions { return EncodeOptions{Level: MinimalMetadata} }
+
+// WithElementJSON returns r carrying json, which must be exactly what AppendJSONRaw writes
+// for r (keys included) with ElementOptions: a cache of encoded matches passes it so that
+// AppendJSONRaw with those options copies it instead of encoding the entity again. json is
+// referenced, not copied: it must stay valid as long as r.
+func (r Raw) WithElementJSON(json []byte) Raw {
+	r.element = json
 	return r
 }
 

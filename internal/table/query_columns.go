@@ -37,9 +37,19 @@ func cacheableFilter(plan *query.Plan) []string {
 // It returns false, having done nothing, when the cache does not hold the filter's
 // properties. The page is the one a store scan of the same snapshot would produce: same
 // entities, same Scanned count, same continuation.
+// maxBuildWait bounds how long a filtered scan waits for a column-cache build in progress.
+const maxBuildWait = 250 * time.Millisecond
+
 func (s *Service) queryColumns(ctx context.Context, tableID uint64, spans []query.Span, residual *query.Filter, props []string,
 	limit int, deadline time.Time, visit func(entity.Raw) (bool, error), info *PageInfo) (bool, error) {
 	gen, ok := s.cols.Ready(tableID, props)
+	// While a build of these columns runs, wait for it: a store scan of the table meanwhile
+	// would cost as much CPU as the build itself. At most maxBuildWait (a 100 k-row table
+	// builds in well under that) and half the page's time budget, so that a query on a
+	// table whose build is slow is not delayed by much more than its own scan would take.
+	if !ok && s.cols.AwaitBuild(ctx, tableID, props, time.Now().Add(min(time.Until(deadline)/2, maxBuildWait))) {
+		gen, ok = s.cols.Ready(tableID, props)
+	}
 	if !ok {
 		return false, nil // no snapshot for tables the cache does not hold
 	}
@@ -114,7 +124,7 @@ func (s *Service) queryColumns(ctx context.Context, tableID uint64, spans []quer
 					}
 					view.Remember(j, v) // a clean row: the next scan reads it from memory
 				}
-				if err := p.emit(key, v); err != nil {
+				if err := p.emitBase(j, key, v); err != nil {
 					return true, err
 				}
 				i = j + 1
@@ -173,6 +183,7 @@ type columnPage struct {
 	lookahead int
 	stopNext  bool // visit ended the page: the next entity is where to resume
 	keyBuf    []byte
+	jsonBuf   []byte
 	row       scanRow
 }
 
@@ -194,17 +205,52 @@ func (p *columnPage) stop(suffix []byte) error {
 
 // emit returns one matching entity (key: its full key; v: its stored value).
 func (p *columnPage) emit(key, v []byte) error {
-	raw, err := entity.NewRaw(v, "", "")
+	raw, err := p.raw(key, v)
 	if err != nil {
 		return err
+	}
+	return p.return1(raw)
+}
+
+// emitBase returns matching base row j, which was not written since the base's snapshot, with
+// its response JSON in the form the server writes by default (entity.ElementOptions): the
+// view keeps that JSON the first time, and later pages copy it instead of encoding the
+// entity. It is exact for the same reason as the row's value is: every reader of this base
+// sees that value for row j, and the JSON is a function of the keys and the value.
+func (p *columnPage) emitBase(j int, key, v []byte) error {
+	raw, err := p.raw(key, v)
+	if err != nil {
+		return err
+	}
+	json, ok := p.view.Element(j)
+	if !ok {
+		if p.jsonBuf, err = entity.AppendJSONRaw(p.jsonBuf[:0], raw, entity.ElementOptions()); err != nil {
+			return err
+		}
+		json = p.jsonBuf
+		p.view.RememberElement(j, json)
+	}
+	return p.return1(raw.WithElementJSON(json))
+}
+
+// raw returns the entity with full key key and stored value v, keys decoded.
+func (p *columnPage) raw(key, v []byte) (entity.Raw, error) {
+	raw, err := entity.NewRaw(v, "", "")
+	if err != nil {
+		return entity.Raw{}, err
 	}
 	p.row.reset(key, raw)
 	pk, rk, err := p.row.keys()
 	if err != nil {
-		return err
+		return entity.Raw{}, err
 	}
+	return raw.WithKeys(pk, rk), nil
+}
+
+// return1 passes one matching entity to visit.
+func (p *columnPage) return1(raw entity.Raw) error {
 	p.info.Returned++
-	more, err := p.visit(raw.WithKeys(pk, rk))
+	more, err := p.visit(raw)
 	if err != nil {
 		return err
 	}
