@@ -121,7 +121,7 @@ type call struct {
 	secondary bool
 	// rawPath is the still-encoded path after the account segment (starting with "/").
 	rawPath string
-	// targetPath and targetQuery are the request-target as sent (see rawTarget).
+	// targetPath and targetQuery are the request-target as sent, still percent-encoded.
 	targetPath, targetQuery string
 	res                     resource
 	query                   queryParams
@@ -151,11 +151,15 @@ func (s *Server) Handle(fc *fasthttp.RequestCtx) {
 }
 
 func (s *Server) newCall(fc *fasthttp.RequestCtx) *call {
-	return &call{
+	c := &call{
 		fc: fc, ctx: context.Background(), requestID: s.newRequestID(), start: time.Now(),
 		method: methodString(fc.Method()), host: string(fc.Host()),
 		header: requestHeader{&fc.Request.Header},
 	}
+	// The request-target as sent, still percent-encoded: signatures are computed over it,
+	// never over the decoded path.
+	c.targetPath, c.targetQuery = auth.SplitRequestURI(string(fc.RequestURI()))
+	return c
 }
 
 func (s *Server) logRequest(c *call) {
@@ -181,8 +185,7 @@ func (s *Server) setCommonHeaders(c *call) {
 	v := c.fc.Request.Header.Peek("X-Ms-Version")
 	if len(v) == 0 {
 		// A SAS request may carry its version as sv instead (rare: parse the query for it).
-		_, q := auth.SplitRequestURI(string(c.fc.RequestURI()))
-		if vals, err := url.ParseQuery(q); err == nil {
+		if vals, err := url.ParseQuery(c.targetQuery); err == nil {
 			v = []byte(vals.Get("sv"))
 		}
 	}
@@ -255,7 +258,6 @@ func (s *Server) resolveAccount(c *call) error {
 		host = h
 	}
 	host = strings.Trim(host, "[]")
-	c.targetPath, c.targetQuery = auth.SplitRequestURI(string(c.fc.RequestURI()))
 	raw := c.targetPath
 	pathStyle := isIP(host) || host == "localhost" || !strings.Contains(host, ".") ||
 		host == "host.docker.internal"
