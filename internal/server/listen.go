@@ -105,6 +105,7 @@ func (s *Server) handleRequestError(fc *fasthttp.RequestCtx, err error) {
 	}
 	// The client is likely still sending the body: drain it after the answer, or closing
 	// with unread data would reset the connection before the client reads the answer.
+	// (Plain TCP only: under TLS, fc.Conn is the *tls.Conn, and the connection just closes.)
 	if tc, ok := fc.Conn().(*trackedConn); ok {
 		tc.linger.Store(true)
 	}
