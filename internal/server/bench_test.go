@@ -63,7 +63,7 @@ func signed(method, path, body string, hdr map[string]string) *http.Request {
 		r.Header.Set(k, v)
 	}
 	raw := r.URL.EscapedPath()
-	info := auth.RequestInfo{Method: method, RawPath: raw, Header: r.Header, Account: "devstoreaccount1", PathStyle: true}
+	info := auth.RequestInfo{Method: method, RawPath: raw, RawQuery: r.URL.RawQuery, Header: r.Header, Account: "devstoreaccount1", PathStyle: true}
 	r.Header.Set("Authorization", auth.SignSharedKey(auth.SchemeSharedKeyLite, info, key))
 	return r
 }
