@@ -439,6 +439,9 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 	}
 	q.Bounds = sasBounds(c)
 	o := s.encodeOptions(c, c.res.table, sel)
+	// The page writes each entity in the default element form at minimal metadata without
+	// $select: the column cache may keep and reuse that JSON.
+	q.ElementJSON = c.level == entity.MinimalMetadata && sel == nil
 	buf := s.pages.get()
 	b := append(buf.b[:0], '{')
 	if c.level != entity.NoMetadata {

@@ -23,7 +23,8 @@ import (
 // the connection while the handler runs), and point operations spend most of their CPU in
 // the HTTP layer (docs/benchmarks.md). This file adds what net/http did for us and fasthttp
 // does not: closing never-used connections on shutdown, and a lingering close after refusing
-// an oversized body, so that the client reads the refusal instead of a connection reset.
+// a request it could not read (an oversized body or header), so that the client reads the
+// refusal instead of a connection reset.
 
 // readBufferSize bounds a request's line and headers. A URL naming two 1 KiB keys of
 // three-byte characters, percent-encoded, is about 18 KiB.
@@ -90,6 +91,13 @@ func (h *HTTPServer) Shutdown(ctx context.Context) error {
 // limit gets Azure's RequestBodyTooLarge; other malformed requests get fasthttp's plain
 // answers (400, 408, 431), as net/http would give.
 func (s *Server) handleRequestError(fc *fasthttp.RequestCtx, err error) {
+	// The client is likely still sending (the body, or the rest of an oversized header):
+	// drain it after the answer, or closing with unread data would reset the connection
+	// before the client reads the answer. (Plain TCP only: under TLS, fc.Conn is the
+	// *tls.Conn, and the connection just closes.)
+	if tc, ok := fc.Conn().(*trackedConn); ok {
+		tc.linger.Store(true)
+	}
 	if !errors.Is(err, fasthttp.ErrBodyTooLarge) {
 		var small *fasthttp.ErrSmallBuffer
 		var ne net.Error
@@ -102,12 +110,6 @@ func (s *Server) handleRequestError(fc *fasthttp.RequestCtx, err error) {
 			fc.Error("Bad request", fasthttp.StatusBadRequest)
 		}
 		return
-	}
-	// The client is likely still sending the body: drain it after the answer, or closing
-	// with unread data would reset the connection before the client reads the answer.
-	// (Plain TCP only: under TLS, fc.Conn is the *tls.Conn, and the connection just closes.)
-	if tc, ok := fc.Conn().(*trackedConn); ok {
-		tc.linger.Store(true)
 	}
 	c := s.newCall(fc)
 	s.setCommonHeaders(c)

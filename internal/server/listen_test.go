@@ -102,9 +102,9 @@ func TestLongURL(t *testing.T) {
 		defer c.Close()
 		r := signed("GET", path, "", nil)
 		r.Host = addr
-		if err := r.Write(c); err != nil {
-			t.Fatal(err)
-		}
+		// A write error is expected once the server has refused an oversized header; the
+		// answer must still arrive.
+		_ = r.Write(c)
 		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
 		resp, err := http.ReadResponse(bufio.NewReader(c), r)
 		if err != nil {

@@ -28,6 +28,10 @@ type Query struct {
 	// Bounds, when set, restrict the query to a key range (e.g. a SAS's range); entities
 	// outside it are never visited.
 	Bounds *KeyBounds
+	// ElementJSON says the visitor writes each entity with entity.ElementOptions(): the
+	// column cache may then keep that JSON and hand it back with later matches (Raw's
+	// WithElementJSON). Other forms would never use it, so it is not kept for them.
+	ElementJSON bool
 }
 
 // KeyBounds is an inclusive (PartitionKey, RowKey) range; a nil end is unbounded.
@@ -101,7 +105,7 @@ func (s *Service) QueryEntities(ctx context.Context, account, tableName string, 
 	// An entity in the spans matches the filter iff it satisfies the plan's residual.
 	residual := plan.Residual
 	if props := cacheableFilter(plan); props != nil && s.cols != nil {
-		served, err := s.queryColumns(ctx, t.ID, spans, residual, props, limit, deadline, visit, &info)
+		served, err := s.queryColumns(ctx, t.ID, spans, residual, props, limit, q.ElementJSON, deadline, visit, &info)
 		if served {
 			if errors.Is(err, errStopScan) {
 				err = nil

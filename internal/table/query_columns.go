@@ -32,16 +32,16 @@ func cacheableFilter(plan *query.Plan) []string {
 	return props
 }
 
+// maxBuildWait bounds how long a filtered scan waits for a column-cache build in progress.
+const maxBuildWait = 250 * time.Millisecond
+
 // queryColumns serves one page of a filtered scan from the column cache: the filter is
 // evaluated over cached columns and only matching entities are read from a store snapshot.
 // It returns false, having done nothing, when the cache does not hold the filter's
 // properties. The page is the one a store scan of the same snapshot would produce: same
 // entities, same Scanned count, same continuation.
-// maxBuildWait bounds how long a filtered scan waits for a column-cache build in progress.
-const maxBuildWait = 250 * time.Millisecond
-
 func (s *Service) queryColumns(ctx context.Context, tableID uint64, spans []query.Span, residual *query.Filter, props []string,
-	limit int, deadline time.Time, visit func(entity.Raw) (bool, error), info *PageInfo) (bool, error) {
+	limit int, elementJSON bool, deadline time.Time, visit func(entity.Raw) (bool, error), info *PageInfo) (bool, error) {
 	gen, ok := s.cols.Ready(tableID, props)
 	// While a build of these columns runs, wait for it: a store scan of the table meanwhile
 	// would cost as much CPU as the build itself. At most maxBuildWait (a 100 k-row table
@@ -66,7 +66,7 @@ func (s *Service) queryColumns(ctx context.Context, tableID uint64, spans []quer
 	}
 	defer view.Release()
 	info.Plan += " +columns"
-	p := columnPage{view: view, limit: limit, visit: visit, info: info}
+	p := columnPage{view: view, limit: limit, elementJSON: elementJSON, visit: visit, info: info}
 	m := view.Matcher(residual)
 	steps := 0 // loop steps: each is a chunk without a match, or one match
 	for _, sp := range spans {
@@ -183,8 +183,11 @@ type columnPage struct {
 	lookahead int
 	stopNext  bool // visit ended the page: the next entity is where to resume
 	keyBuf    []byte
-	jsonBuf   []byte
-	row       scanRow
+	// elementJSON: the visitor writes the default form (Query.ElementJSON), so base rows'
+	// JSON is kept in the view and reused.
+	elementJSON bool
+	jsonBuf     []byte
+	row         scanRow
 }
 
 // fullKey returns the full key of a key suffix, in a buffer the next call reuses.
@@ -218,6 +221,9 @@ func (p *columnPage) emit(key, v []byte) error {
 // entity. It is exact for the same reason as the row's value is: every reader of this base
 // sees that value for row j, and the JSON is a function of the keys and the value.
 func (p *columnPage) emitBase(j int, key, v []byte) error {
+	if !p.elementJSON {
+		return p.emit(key, v)
+	}
 	raw, err := p.raw(key, v)
 	if err != nil {
 		return err
