@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tablo/tablo/internal/config"
+	"github.com/tablo/tablo/internal/httpserve"
 	"github.com/tablo/tablo/internal/server"
 	pebblestore "github.com/tablo/tablo/internal/store/pebble"
 	"github.com/tablo/tablo/internal/table"
@@ -25,7 +26,7 @@ type App struct {
 	log     *slog.Logger
 	db      *pebblestore.DB
 	svc     *table.Service
-	http    *server.HTTPServer
+	http    *httpserve.Server
 	pprof   *http.Server
 	ln      net.Listener
 	served  chan error

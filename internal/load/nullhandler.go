@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/tablo/tablo/internal/httpserve"
 )
 
 // jsonContentType is what Azure sends with JSON (minimal metadata) answers.
@@ -112,6 +114,7 @@ func (h *nullHandler) setCommonHeaders(ctx *fasthttp.RequestCtx) {
 // Azure's error, as a smaller but still too large one does; the rest get plain answers, as
 // net/http gave.
 func (h *nullHandler) requestError(ctx *fasthttp.RequestCtx, err error) {
+	httpserve.Linger(ctx) // the client may still be sending: let it read the answer
 	var small *fasthttp.ErrSmallBuffer
 	var ne net.Error
 	switch {

@@ -2,13 +2,13 @@ package load
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/tablo/tablo/internal/httpserve"
 )
 
 // NullConfig shapes the null server's canned answers.
@@ -47,11 +47,8 @@ const (
 	maxNullTables = 10000 // tables remembered for 409 answers; beyond this creates always succeed
 )
 
-// shutdownGrace bounds a graceful shutdown. fasthttp counts a connection on which the client
-// never sent a byte (an SDK's spare keep-alive dial) as busy, so its Shutdown would wait for
-// such connections until their read timeout; after the grace the null server closes whatever
-// is still open. A null request takes microseconds, so nothing real is cut short.
-const shutdownGrace = time.Second
+// shutdownGrace bounds a graceful shutdown: a null request takes microseconds.
+const shutdownGrace = 5 * time.Second
 
 // NullServer serves the null handler on ln until ctx ends, then shuts down gracefully.
 //
@@ -60,8 +57,7 @@ const shutdownGrace = time.Second
 // otherwise make the "ceiling" lower than what Tablo itself reaches.
 func NullServer(ctx context.Context, ln net.Listener, cfg NullConfig) error {
 	h := newNullHandler(cfg)
-	var conns connSet
-	srv := &fasthttp.Server{
+	srv := &httpserve.Server{HTTP: &fasthttp.Server{
 		Handler:              h.serve,
 		ErrorHandler:         h.requestError,
 		Name:                 "Tablo-null",
@@ -70,8 +66,8 @@ func NullServer(ctx context.Context, ln net.Listener, cfg NullConfig) error {
 		ReadBufferSize:       32 << 10, // request line and headers; keys in the URL can be long
 		ReadTimeout:          10 * time.Second,
 		IdleTimeout:          2 * time.Minute,
-		ConnState:            conns.track,
-	}
+		CloseOnShutdown:      true,
+	}}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
@@ -84,11 +80,7 @@ func NullServer(ctx context.Context, ln net.Listener, cfg NullConfig) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	err := srv.ShutdownWithContext(sctx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		conns.closeAll()
-		err = nil
-	}
+	err := srv.Shutdown(sctx)
 	// Shutdown closes only the listeners Serve has registered: close ln too, in case ctx ended
 	// before Serve got that far.
 	_ = ln.Close()
@@ -99,37 +91,4 @@ func NullServer(ctx context.Context, ln net.Listener, cfg NullConfig) error {
 		return fmt.Errorf("null server: %w", err)
 	}
 	return nil
-}
-
-// connSet is the set of a server's open connections, kept through fasthttp's ConnState hook,
-// which costs nothing per read (unlike a wrapping listener).
-type connSet struct {
-	mu    sync.Mutex
-	conns map[net.Conn]struct{}
-}
-
-func (s *connSet) track(c net.Conn, state fasthttp.ConnState) {
-	switch state {
-	case fasthttp.StateNew:
-		s.mu.Lock()
-		if s.conns == nil {
-			s.conns = make(map[net.Conn]struct{})
-		}
-		s.conns[c] = struct{}{}
-		s.mu.Unlock()
-	case fasthttp.StateClosed, fasthttp.StateHijacked:
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
-	}
-}
-
-// closeAll closes every open connection; the server's goroutines then see a read error and
-// finish.
-func (s *connSet) closeAll() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for c := range s.conns {
-		_ = c.Close() // closing twice is harmless; the owner's Close reports its own error
-	}
 }

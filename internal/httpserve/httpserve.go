@@ -1,0 +1,168 @@
+// Package httpserve runs a fasthttp.Server with the two things net/http did for us that
+// fasthttp does not:
+//
+//   - Shutdown closes connections on which the client never sent a byte (an SDK's spare
+//     keep-alive dial). fasthttp counts them as busy, so its own shutdown waits for them
+//     until their read timeout.
+//   - A request fasthttp refuses before the handler (a body over MaxRequestBodySize, a
+//     header over the read buffer) is answered, and then the connection is drained before it
+//     closes (Linger). Closing with unread data resets the connection, often before the
+//     client has read the answer, so it would see "connection reset" instead of the error.
+//
+// The Table server and the benchmark's null server both run on it.
+package httpserve
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// lingerTimeout bounds how long a refused connection is drained before it is closed, and
+// lingerBytes how much of it.
+const (
+	lingerTimeout = time.Second
+	lingerBytes   = 16 << 20
+)
+
+// Server serves HTTP/1.1 with HTTP (configured by the caller) on the listeners given to
+// Serve.
+type Server struct {
+	HTTP *fasthttp.Server
+	// TLS, when set before Serve, serves HTTPS with it.
+	TLS   *tls.Config
+	conns connSet
+}
+
+// Serve accepts connections on ln until Shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	var l net.Listener = &trackingListener{Listener: ln, set: &s.conns}
+	if s.TLS != nil {
+		l = tls.NewListener(l, s.TLS)
+	}
+	return s.HTTP.Serve(l)
+}
+
+// Shutdown stops accepting, lets requests in flight finish and closes every connection,
+// waiting up to ctx's deadline.
+func (s *Server) Shutdown(ctx context.Context) error {
+	done := make(chan error, 1)
+	go func() { done <- s.HTTP.ShutdownWithContext(ctx) }()
+	// fasthttp closes connections idle between requests itself; close the never-used ones
+	// until it is done.
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		s.conns.closeUnused()
+		select {
+		case err := <-done:
+			return err
+		case <-tick.C:
+		}
+	}
+}
+
+// Linger asks that fc's connection, when it closes, first be half-closed and drained (in the
+// background, bounded), so that the client reads the answer rather than a reset. For an
+// ErrorHandler: fasthttp closes the connection after a request it could not read. Plain TCP
+// only: under TLS fc.Conn is the *tls.Conn, and the connection just closes.
+func Linger(fc *fasthttp.RequestCtx) {
+	if tc, ok := fc.Conn().(*trackedConn); ok {
+		tc.linger.Store(true)
+	}
+}
+
+// trackingListener records its connections in a connSet.
+type trackingListener struct {
+	net.Listener
+	set *connSet
+}
+
+func (l *trackingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	tc := &trackedConn{Conn: c, set: l.set}
+	l.set.add(tc)
+	return tc, nil
+}
+
+// trackedConn notes whether the client ever sent a byte, and can close lingering.
+type trackedConn struct {
+	net.Conn
+	set    *connSet
+	used   atomic.Bool
+	linger atomic.Bool
+	once   sync.Once
+}
+
+func (c *trackedConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 && !c.used.Load() {
+		c.used.Store(true)
+	}
+	return n, err
+}
+
+// Close closes the connection, lingering first if Linger asked for it.
+func (c *trackedConn) Close() error {
+	var err error
+	c.once.Do(func() {
+		c.set.remove(c)
+		tcp, ok := c.Conn.(*net.TCPConn)
+		if !c.linger.Load() || !ok {
+			err = c.Conn.Close()
+			return
+		}
+		go func() {
+			_ = tcp.CloseWrite()
+			_ = tcp.SetReadDeadline(time.Now().Add(lingerTimeout))
+			_, _ = io.Copy(io.Discard, io.LimitReader(tcp, lingerBytes))
+			_ = tcp.Close()
+		}()
+	})
+	return err
+}
+
+// connSet is the set of open connections.
+type connSet struct {
+	mu    sync.Mutex
+	conns map[*trackedConn]struct{}
+}
+
+func (s *connSet) add(c *trackedConn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conns == nil {
+		s.conns = map[*trackedConn]struct{}{}
+	}
+	s.conns[c] = struct{}{}
+}
+
+func (s *connSet) remove(c *trackedConn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.conns, c)
+}
+
+// closeUnused closes the connections on which the client never sent a byte.
+func (s *connSet) closeUnused() {
+	s.mu.Lock()
+	var unused []*trackedConn
+	for c := range s.conns {
+		if !c.used.Load() {
+			unused = append(unused, c)
+		}
+	}
+	s.mu.Unlock()
+	for _, c := range unused {
+		_ = c.Conn.Close() // unblocks fasthttp's read; its own Close then removes c
+	}
+}
