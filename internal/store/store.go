@@ -50,6 +50,18 @@ type Store interface {
 	Close() error
 }
 
+// Expect is what a caller of Txn.Lookup expects to find, so that an engine can choose the
+// cheaper way to look.
+type Expect uint8
+
+const (
+	// ExpectPresent: the keys probably exist (replace, merge, delete, upsert).
+	ExpectPresent Expect = iota
+	// ExpectAbsent: the keys probably do not exist (insert). An engine may then answer from
+	// filters that prove absence cheaply, at some extra cost when a key does exist.
+	ExpectAbsent
+)
+
 // Txn is the read-write view inside Update. It must not be used after fn returns.
 type Txn interface {
 	// Get returns a copy of the value at key as this Txn sees it, or ErrNotFound.
@@ -57,8 +69,9 @@ type Txn interface {
 	// Lookup is Get for many keys at once (a batch reads every key it writes): it calls fn
 	// for each of keys, which must be distinct and in ascending order, with its value as this
 	// Txn sees it and whether it exists. value is not copied: it is valid only during that
-	// call, and fn must not write through the Txn. Engines walk the keys in one pass.
-	Lookup(keys [][]byte, fn func(i int, value []byte, found bool) error) error
+	// call, and fn must not write through the Txn. Engines walk the keys in one pass. expect
+	// only chooses how the engine looks: the answers are the same either way.
+	Lookup(keys [][]byte, expect Expect, fn func(i int, value []byte, found bool) error) error
 	Set(key, value []byte) error
 	Delete(key []byte) error
 	// DeleteRange deletes every key in [start, end). Engines may reclaim space lazily.

@@ -237,7 +237,15 @@ func planOps(tx store.Txn, ops []Op, written [][]byte, ticks int64, results []Re
 	}
 	values := make([][]byte, len(ops))
 	failed := &BatchError{Index: len(ops)}
-	err := tx.Lookup(sorted, func(j int, raw []byte, found bool) error {
+	// Inserts expect their keys absent, which the engine can prove from filters.
+	expect := store.ExpectAbsent
+	for i := range ops {
+		if ops[i].Kind != Insert {
+			expect = store.ExpectPresent
+			break
+		}
+	}
+	err := tx.Lookup(sorted, expect, func(j int, raw []byte, found bool) error {
 		i := order[j]
 		r, v, err := planOp(&ops[i], raw, found, ticks)
 		if err != nil && i < failed.Index {

@@ -153,7 +153,7 @@ func BenchmarkTxnReadMany(b *testing.B) {
 				for b.Loop() {
 					err := db.Update(ctx, nil, func(tx store.Txn) error {
 						if c.read == nil {
-							return tx.Lookup(keys[:n], func(i int, _ []byte, found bool) error {
+							return tx.Lookup(keys[:n], store.ExpectAbsent, func(i int, _ []byte, found bool) error {
 								if found {
 									return fmt.Errorf("Lookup %q: found", keys[i])
 								}

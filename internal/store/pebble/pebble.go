@@ -395,12 +395,12 @@ func (t txn) Snapshot() (store.Snapshot, error) { return t.d.newSnapshot(), nil 
 
 func (t txn) Get(key []byte) ([]byte, error) { return copyValue(t.b.Get(key)) }
 
-// Lookup implements store.Txn. One key is a Get, which consults each sstable's Bloom filter
-// and stops at the newest level holding the key. Several keys are a walk of one iterator
-// bounded by the first and last: a key below the iterator's position is absent without a
-// seek, so a batch into a new partition costs one seek instead of one per key (100 absent
-// keys: ~3 µs instead of ~190 µs of Gets).
-func (t txn) Lookup(keys [][]byte, fn func(i int, value []byte, found bool) error) error {
+// Lookup implements store.Txn. One key is a Get, or a Bloom-filtered seek when it is
+// expected absent; several keys are a walk of one iterator bounded by the first and last: a
+// key below the iterator's position is absent without a seek, so a batch into a new
+// partition costs one seek instead of one per key (100 absent keys: ~3 µs instead of
+// ~190 µs of Gets).
+func (t txn) Lookup(keys [][]byte, expect store.Expect, fn func(i int, value []byte, found bool) error) error {
 	if len(keys) == 0 {
 		return nil
 	}
@@ -408,6 +408,9 @@ func (t txn) Lookup(keys [][]byte, fn func(i int, value []byte, found bool) erro
 		if bytes.Compare(keys[i-1], keys[i]) >= 0 {
 			return errors.New("pebble: lookup keys not ascending")
 		}
+	}
+	if len(keys) == 1 && expect == store.ExpectAbsent {
+		return t.probeAbsent(keys[0], fn)
 	}
 	if len(keys) == 1 {
 		// One key: Get stops at the newest level holding it (and consults Bloom filters on
@@ -430,6 +433,36 @@ func (t txn) Lookup(keys [][]byte, fn func(i int, value []byte, found bool) erro
 		return fmt.Errorf("pebble: lookup: %w", err)
 	}
 	err = lookupWalk(it, keys, fn)
+	if cerr := it.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("pebble: lookup: %w", cerr)
+	}
+	return err
+}
+
+// probeAbsent answers one key expected to be absent (an insert). Get skips the last level's
+// Bloom filter (Pebble reads it only for iterators that ask), so proving a new key absent
+// cost a data-block seek in the level that holds most of the data; a prefix seek with
+// UseL6Filters answers from the filters of every level. With the default comparer the
+// prefix is the whole key. Measured on point inserts at concurrency 16: the lookup's share of
+// server CPU fell from 18.7% to 10.7%; for keys that exist (upserts) the seek costs more than
+// Get (20-21% against 18.5%), hence the hint.
+func (t txn) probeAbsent(key []byte, fn func(int, []byte, bool) error) error {
+	it, err := t.b.NewIter(&pebble.IterOptions{UseL6Filters: true})
+	if err != nil {
+		return fmt.Errorf("pebble: lookup: %w", err)
+	}
+	found := it.SeekPrefixGE(key) && bytes.Equal(it.Key(), key)
+	var v []byte
+	if found {
+		v, err = it.ValueAndErr()
+	} else {
+		err = it.Error()
+	}
+	if err == nil {
+		err = fn(0, v, found)
+	} else {
+		err = fmt.Errorf("pebble: lookup: %w", err)
+	}
 	if cerr := it.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("pebble: lookup: %w", cerr)
 	}

@@ -92,9 +92,10 @@ func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 	}
 }
 
-// TestLookupAcrossSSTables checks Txn.Lookup, as one walk and as single-key Gets, where
-// the data lives in flushed sstables (their Bloom filters decide the Gets), in the
-// memtable, and in the Txn's own batch, with keys that are prefixes of one another.
+// TestLookupAcrossSSTables checks Txn.Lookup, as one walk and as single-key Gets or
+// filtered seeks (either expectation), where the data lives in the last level, in a flushed
+// sstable (their Bloom filters decide the single-key probes), in the memtable, and in the
+// Txn's own batch, with keys that are prefixes of one another.
 func TestLookupAcrossSSTables(t *testing.T) {
 	ctx := context.Background()
 	db, err := Open(Options{Dir: t.TempDir()})
@@ -113,6 +114,12 @@ func TestLookupAcrossSSTables(t *testing.T) {
 	if err := db.db.Flush(); err != nil {
 		t.Fatal(err)
 	}
+	if err := db.db.Compact(ctx, []byte("p/"), []byte("p0"), true); err != nil {
+		t.Fatal(err)
+	}
+	if m := db.db.Metrics(); m.Levels[6].TablesCount == 0 {
+		t.Fatalf("no sstable in L6 after the compaction:\n%s", m)
+	}
 	put("p/ab", "sst2")
 	if err := db.db.Flush(); err != nil {
 		t.Fatal(err)
@@ -124,19 +131,25 @@ func TestLookupAcrossSSTables(t *testing.T) {
 			for _, k := range ks {
 				keys = append(keys, []byte(k))
 			}
-			return tx.Lookup(keys, func(i int, v []byte, found bool) error {
-				if w, ok := want[ks[i]]; ok != found || string(v) != w {
-					return fmt.Errorf("Lookup(%q) = %q, %v; want %q", ks[i], v, found, w)
+			for _, expect := range []store.Expect{store.ExpectPresent, store.ExpectAbsent} {
+				err := tx.Lookup(keys, expect, func(i int, v []byte, found bool) error {
+					if w, ok := want[ks[i]]; ok != found || string(v) != w {
+						return fmt.Errorf("Lookup(%q, expect %d) = %q, %v; want %q", ks[i], expect, v, found, w)
+					}
+					return nil
+				})
+				if err != nil {
+					return err
 				}
-				return nil
-			})
+			}
+			return nil
 		}
 		want := map[string]string{"p/a": "sst1", "p/ab": "sst2", "p/abc": "sst1", "p/b": "mem"}
 		all := []string{"p/", "p/a", "p/aa", "p/ab", "p/abc", "p/abcd", "p/b", "p/c"}
 		if err := check(want, all...); err != nil { // one walk
 			return err
 		}
-		for _, k := range all { // one Get each
+		for _, k := range all { // one Get or filtered seek each
 			if err := check(want, k); err != nil {
 				return err
 			}
