@@ -45,7 +45,8 @@
 //	Content-Length: <n> (or chunked)
 //
 // and a body written by WriteResponse or AppendResponse (or their Retrieve forms; the Append
-// forms render into a caller's reusable buffer), with fresh boundaries from
+// forms render into a caller's reusable buffer), or one sub-response at a time by a
+// ChangesetWriter (byte for byte what AppendResponse writes), with fresh boundaries from
 // NewBoundary(BatchResponsePrefix) and NewBoundary(ChangesetResponsePrefix). On success there
 // is one SubResponse per operation in request order; on failure exactly one, built by Failed,
 // and nothing may have been applied. The body starts with the first delimiter (no preamble);

@@ -25,20 +25,21 @@ var (
 //
 // At most maxParts parts are collected: finding one more returns errTooManyParts before it is
 // examined, so callers never do per-part work for hostile part counts. Candidate delimiter
-// lines are found with bytes.Index on "\n--boundary", which skips part contents at memchr
+// lines are found with delimFinder on "\n--boundary", which skips part contents at memchr
 // speed instead of visiting every line; the scan stays linear in len(data) times at most
 // the boundary length.
 func splitMultipart(data []byte, boundary string, maxParts int, dst [][]byte) ([][]byte, error) {
 	var stack [3 + DefaultMaxBoundaryLen]byte // longer boundaries (custom Limits) spill to the heap
 	nlDelim := append(append(stack[:0], "\n--"...), boundary...)
 	delim := nlDelim[1:]
+	find := newDelimFinder(nlDelim)
 	parts := dst[:0]
 	start := -1 // content start of the part being scanned; -1 while in the preamble
 	from := 0   // where to look for the next "\n--boundary"
 	for atStart := true; ; atStart = false {
 		at := 0 // start of a line that begins with delim
 		if !atStart || !bytes.HasPrefix(data, delim) {
-			j := bytes.Index(data[from:], nlDelim)
+			j := find.index(data[from:])
 			if j < 0 {
 				break
 			}
@@ -72,6 +73,58 @@ func splitMultipart(data []byte, boundary string, maxParts int, dst [][]byte) ([
 		parts = append(parts, last)
 	}
 	return parts, nil
+}
+
+// delimFinder is bytes.Index for a "\n--boundary" pattern, tuned for multipart bodies.
+// bytes.Index looks for the pattern's first byte, '\n', which starts every line of every
+// part header, so it stops (and pays a call) once per line. SDK boundaries hold a byte that is
+// rare in part contents ('_' in "changeset_<uuid>"): searching for that byte first skips
+// whole parts per call. When the anchor byte turns out to be common (more than one miss per
+// 32 bytes scanned), the rest of the search falls back to bytes.Index, which keeps hostile
+// input as cheap as before.
+type delimFinder struct {
+	pat    []byte // "\n--" + boundary
+	anchor int    // index in pat of the byte searched first; 0 means plain bytes.Index
+}
+
+// newDelimFinder picks as anchor the first byte of the boundary that is neither a letter, a
+// digit nor '-': those fill header lines and JSON bodies.
+func newDelimFinder(pat []byte) delimFinder {
+	for i := 3; i < len(pat); i++ {
+		c := pat[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
+			return delimFinder{pat: pat, anchor: i}
+		}
+	}
+	return delimFinder{pat: pat}
+}
+
+// index returns the index of the first occurrence of the pattern in data, or -1.
+func (f *delimFinder) index(data []byte) int {
+	if f.anchor == 0 || len(data) < len(f.pat) {
+		return bytes.Index(data, f.pat)
+	}
+	c := f.pat[f.anchor]
+	misses := 0
+	// i is where the anchor byte of the earliest possible match lies.
+	for i := f.anchor; i < len(data); {
+		j := bytes.IndexByte(data[i:], c)
+		if j < 0 {
+			return -1
+		}
+		at := i + j - f.anchor
+		if bytes.HasPrefix(data[at:], f.pat) {
+			return at
+		}
+		i += j + 1
+		if misses++; misses > 8 && misses > i/32 {
+			if k := bytes.Index(data[at+1:], f.pat); k >= 0 {
+				return at + 1 + k
+			}
+			return -1
+		}
+	}
+	return -1
 }
 
 // delimiterAt reports whether the line starting at i is a delimiter line for delim ("--" +
@@ -159,7 +212,31 @@ func isTokenChar(c byte) bool {
 }
 
 // hasControl reports whether b holds an ASCII control character (tab allowed if allowTab).
+// Request lines and header values are long and plain: eight bytes are tested at a time, and
+// only a block holding a byte below 0x20 or 0x7f is looked at byte by byte.
 func hasControl[T ~string | ~[]byte](b T, allowTab bool) bool {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := uint64(b[i]) | uint64(b[i+1])<<8 | uint64(b[i+2])<<16 | uint64(b[i+3])<<24 |
+			uint64(b[i+4])<<32 | uint64(b[i+5])<<40 | uint64(b[i+6])<<48 | uint64(b[i+7])<<56
+		if mayHoldControl(x) && hasControlSlow(b[i:i+8], allowTab) {
+			return true
+		}
+	}
+	return hasControlSlow(b[i:], allowTab)
+}
+
+// mayHoldControl reports whether one of the eight bytes of x is below 0x20 or is 0x7f; the
+// caller then looks at the block byte by byte, for the tab exception.
+func mayHoldControl(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	del := x ^ (ones * 0x7f)
+	// b - n has its high bit set for b < n (no borrow reaches the first such byte);
+	// &^x drops bytes >= 0x80, which are not control characters.
+	return ((x-ones*0x20)|(del-ones))&^x&highs != 0
+}
+
+func hasControlSlow[T ~string | ~[]byte](b T, allowTab bool) bool {
 	for i := 0; i < len(b); i++ {
 		if c := b[i]; (c < 0x20 && !(allowTab && c == '\t')) || c == 0x7f {
 			return true

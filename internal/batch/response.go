@@ -33,8 +33,24 @@ func NewBoundary(prefix string) string {
 	_, _ = rand.Read(u[:]) // crypto/rand.Read never fails (it crashes the program instead)
 	u[6] = u[6]&0x0f | 0x40
 	u[8] = u[8]&0x3f | 0x80
-	return fmt.Sprintf("%s%x-%x-%x-%x-%x", prefix, u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+	return formatUUID(prefix, u)
 }
+
+// formatUUID is fmt.Sprintf("%s%x-%x-%x-%x-%x", prefix, u[0:4], u[4:6], u[6:8], u[8:10],
+// u[10:16]) without fmt's allocations.
+func formatUUID(prefix string, u [16]byte) string {
+	var buf [64]byte
+	b := append(buf[:0], prefix...)
+	for i, c := range u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b = append(b, '-')
+		}
+		b = append(b, hexDigits[c>>4], hexDigits[c&0xf])
+	}
+	return string(b)
+}
+
+const hexDigits = "0123456789abcdef"
 
 // ResponseContentType is the outer response's Content-Type for a batch boundary.
 func ResponseContentType(boundary string) string {
@@ -149,25 +165,90 @@ func WriteResponse(w io.Writer, batchBoundary, changesetBoundary string, subs []
 // AppendResponse is WriteResponse appending to dst (a reused buffer spares the copy through
 // an io.Writer). On error it returns dst unchanged.
 func AppendResponse(dst []byte, batchBoundary, changesetBoundary string, subs []SubResponse) ([]byte, error) {
-	if err := checkWrite([]string{batchBoundary, changesetBoundary}, subs); err != nil {
-		return dst, err
-	}
 	n := 4*len(batchBoundary) + 3*len(changesetBoundary) + 64
 	for i := range subs {
 		n += len(changesetBoundary) + 6 + subSize(&subs[i])
 	}
-	b := slices.Grow(dst, n)
-	b = appendDelimiter(b, batchBoundary, false)
-	b = append(b, "Content-Type: multipart/mixed; boundary="...)
-	b = append(b, changesetBoundary...)
-	b = append(b, "\r\n\r\n"...)
+	w := NewChangesetWriter(slices.Grow(dst, n), batchBoundary, changesetBoundary)
 	for i := range subs {
-		b = appendDelimiter(b, changesetBoundary, false)
-		b = appendSub(b, &subs[i])
-		b = append(b, "\r\n"...)
+		w.Write(&subs[i])
 	}
-	b = appendDelimiter(b, changesetBoundary, true)
-	return appendDelimiter(b, batchBoundary, true), nil
+	b, err := w.Finish()
+	if err != nil {
+		return dst, err
+	}
+	return b, nil
+}
+
+// ChangesetWriter renders the body AppendResponse renders, one sub-response at a time, into a
+// caller's buffer: a server writes each sub-response as it builds it, without a
+// []SubResponse or per-operation strings. The first error (an unusable boundary or field,
+// as AppendResponse reports it) sticks: later writes do nothing and Finish returns it.
+type ChangesetWriter struct {
+	b                 []byte
+	orig              int // len of the caller's buffer: Finish cuts back to it on error
+	batchBoundary     string
+	changesetBoundary string
+	bounds            [2]string // both boundaries, for checkSub
+	n                 int       // sub-responses written
+	err               error
+}
+
+// NewChangesetWriter starts a changeset response body after dst's contents.
+func NewChangesetWriter(dst []byte, batchBoundary, changesetBoundary string) ChangesetWriter {
+	w := ChangesetWriter{b: dst, orig: len(dst), batchBoundary: batchBoundary, changesetBoundary: changesetBoundary,
+		bounds: [2]string{batchBoundary, changesetBoundary}}
+	if w.err = checkBoundaries(w.bounds[:]...); w.err == nil {
+		w.b = appendDelimiter(w.b, batchBoundary, false)
+		w.b = append(w.b, "Content-Type: multipart/mixed; boundary="...)
+		w.b = append(w.b, changesetBoundary...)
+		w.b = append(w.b, "\r\n\r\n"...)
+	}
+	return w
+}
+
+// Write appends one sub-response.
+func (w *ChangesetWriter) Write(s *SubResponse) {
+	if w.err != nil {
+		return
+	}
+	if w.err = checkSub(w.n, s, w.bounds[:]...); w.err != nil {
+		return
+	}
+	w.n++
+	w.b = appendDelimiter(w.b, w.changesetBoundary, false)
+	w.b = appendSub(w.b, s)
+	w.b = append(w.b, "\r\n"...)
+}
+
+// WriteInsertedNoContent appends InsertedNoContent(string(location), etag), sparing the
+// caller the location string: a server renders each Location into one reused buffer.
+func (w *ChangesetWriter) WriteInsertedNoContent(location []byte, etag string) {
+	if w.err != nil {
+		return
+	}
+	if hasLineBreakBytes(location) || hasLineBreak(etag) {
+		w.err = fmt.Errorf("batch: sub-response %d: line break in header value %q", w.n, firstWithLineBreak(location, etag))
+		return
+	}
+	w.n++
+	b := appendDelimiter(w.b, w.changesetBoundary, false)
+	b = append(b, subPartHeader+"204 No Content\r\n"+subFixed+
+		"Preference-Applied: return-no-content\r\nDataServiceVersion: 3.0;\r\n"...)
+	b = appendField(b, "Location: ", location)
+	b = appendField(b, "DataServiceId: ", location)
+	b = appendField(b, "ETag: ", etag)
+	w.b = append(b, "\r\n\r\n"...) // the empty line ending the headers, then the delimiter's CRLF
+}
+
+// Finish appends the close delimiters and returns the buffer, or the caller's buffer as it
+// was (cut back to its original length) and the first error.
+func (w *ChangesetWriter) Finish() ([]byte, error) {
+	if w.err != nil {
+		return w.b[:w.orig], w.err
+	}
+	w.b = appendDelimiter(w.b, w.changesetBoundary, true)
+	return appendDelimiter(w.b, w.batchBoundary, true), nil
 }
 
 // WriteRetrieveResponse writes the body of the 202 response to a retrieve batch: one
@@ -232,8 +313,8 @@ func appendSub(b []byte, s *SubResponse) []byte {
 }
 
 // appendField appends "Name: value" CRLF (prefix holds "Name: "), or nothing for an empty value.
-func appendField(b []byte, prefix, value string) []byte {
-	if value == "" {
+func appendField[T ~string | ~[]byte](b []byte, prefix string, value T) []byte {
+	if len(value) == 0 {
 		return b
 	}
 	b = append(b, prefix...)
@@ -250,29 +331,62 @@ func subSize(s *SubResponse) int {
 
 // checkWrite rejects output that would not frame correctly.
 func checkWrite(bounds []string, subs []SubResponse) error {
+	if err := checkBoundaries(bounds...); err != nil {
+		return err
+	}
+	for i := range subs {
+		if err := checkSub(i, &subs[i], bounds...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkBoundaries rejects response boundaries that cannot frame parts.
+func checkBoundaries(bounds ...string) error {
 	for _, bd := range bounds {
 		if bd == "" || len(bd) > DefaultMaxBoundaryLen || hasControl(bd, false) {
 			return fmt.Errorf("batch: unusable response boundary %q", bd)
 		}
 	}
-	for i := range subs {
-		s := &subs[i]
-		if http.StatusText(s.Status) == "" {
-			return fmt.Errorf("batch: sub-response %d: status %d", i, s.Status)
+	return nil
+}
+
+// checkSub rejects sub-response i if it would not frame correctly within bounds.
+func checkSub(i int, s *SubResponse, bounds ...string) error {
+	if http.StatusText(s.Status) == "" {
+		return fmt.Errorf("batch: sub-response %d: status %d", i, s.Status)
+	}
+	for _, v := range [...]string{s.ContentID, s.PreferenceApplied, s.DataServiceVersion,
+		s.ContentType, s.Location, s.DataServiceID, s.ETag} {
+		if hasLineBreak(v) {
+			return fmt.Errorf("batch: sub-response %d: line break in header value %q", i, v)
 		}
-		for _, v := range [...]string{s.ContentID, s.PreferenceApplied, s.DataServiceVersion,
-			s.ContentType, s.Location, s.DataServiceID, s.ETag} {
-			if strings.IndexByte(v, '\r') >= 0 || strings.IndexByte(v, '\n') >= 0 {
-				return fmt.Errorf("batch: sub-response %d: line break in header value %q", i, v)
-			}
-		}
-		for _, bd := range bounds {
-			if len(s.Body) > 0 && containsDelimiter(s.Body, bd) {
-				return errors.New("batch: sub-response body contains a delimiter")
-			}
+	}
+	for _, bd := range bounds {
+		if len(s.Body) > 0 && containsDelimiter(s.Body, bd) {
+			return errors.New("batch: sub-response body contains a delimiter")
 		}
 	}
 	return nil
+}
+
+// hasLineBreak reports whether v holds a CR or LF.
+func hasLineBreak(v string) bool {
+	return strings.IndexByte(v, '\r') >= 0 || strings.IndexByte(v, '\n') >= 0
+}
+
+// hasLineBreakBytes is hasLineBreak for a byte slice.
+func hasLineBreakBytes(v []byte) bool {
+	return bytes.IndexByte(v, '\r') >= 0 || bytes.IndexByte(v, '\n') >= 0
+}
+
+// firstWithLineBreak returns, as a string, the first of location and etag with a line break.
+func firstWithLineBreak(location []byte, etag string) string {
+	if hasLineBreakBytes(location) {
+		return string(location)
+	}
+	return etag
 }
 
 // containsDelimiter reports whether body holds a line starting with "--" + boundary (at

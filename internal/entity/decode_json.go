@@ -96,8 +96,7 @@ func DecodeJSONString(body string) (*Entity, KeyPresence, error) {
 			continue
 		}
 		p := &e.Props[k] // decoded in place: Value is large
-		var err error
-		if p.Value, err = decodeValue(m); err != nil {
+		if err := decodeValue(m, &p.Value); err != nil {
 			return nil, keys, err
 		}
 		if k == MaxCustomProperties {
@@ -216,8 +215,10 @@ func decodeKey(m *member, dst *string, present *bool) error {
 func invalidInput() error { return azerr.New(azerr.InvalidInput) }
 
 // decodeValue converts a non-null property member to a Value per its annotation (or the
-// un-annotated inference rules) and checks its size.
-func decodeValue(m *member) (Value, error) {
+// un-annotated inference rules), stored into *v, and checks its size. *v must be the zero
+// Value: only the fields of the decoded type are set, which spares copying a whole Value
+// (it is large) into the entity's Props.
+func decodeValue(m *member, v *Value) error {
 	t := m.ann
 	if t == 0 {
 		switch m.kind {
@@ -232,30 +233,35 @@ func decodeValue(m *member) (Value, error) {
 				t = Double
 			}
 		default:
-			return Value{}, invalidInput()
+			return invalidInput()
 		}
 	}
 	switch t {
 	case String:
 		if m.kind != kindString {
-			return Value{}, invalidInput()
+			return invalidInput()
 		}
-		v := StringValue(m.str())
-		return v, ValidateValue(v)
+		v.Type, v.S = String, m.str()
+		return ValidateValue(*v)
 	case Boolean:
 		if m.kind != kindTrue && m.kind != kindFalse {
-			return Value{}, invalidInput()
+			return invalidInput()
 		}
-		return BoolValue(m.kind == kindTrue), nil
+		v.Type = Boolean
+		if m.kind == kindTrue {
+			v.I = 1
+		}
+		return nil
 	case Int32:
 		if m.kind != kindNumber || !m.integral {
-			return Value{}, invalidInput()
+			return invalidInput()
 		}
 		i, err := strconv.ParseInt(m.raw, 10, 32)
 		if err != nil {
-			return Value{}, invalidInput()
+			return invalidInput()
 		}
-		return Int32Value(int32(i)), nil
+		v.Type, v.I = Int32, i
+		return nil
 	case Int64:
 		var text string
 		switch {
@@ -264,57 +270,65 @@ func decodeValue(m *member) (Value, error) {
 		case m.kind == kindNumber && m.integral:
 			text = m.raw
 		default:
-			return Value{}, invalidInput()
+			return invalidInput()
 		}
 		i, err := strconv.ParseInt(text, 10, 64)
 		if err != nil {
-			return Value{}, invalidInput()
+			return invalidInput()
 		}
-		return Int64Value(i), nil
+		v.Type, v.I = Int64, i
+		return nil
 	case Double:
-		return decodeDouble(m)
+		f, err := decodeDouble(m)
+		if err != nil {
+			return err
+		}
+		v.Type, v.F = Double, f
+		return nil
 	case DateTime:
 		if m.kind != kindString {
-			return Value{}, invalidInput()
+			return invalidInput()
 		}
 		ticks, p, status := parseDateTime(m.str())
 		switch status {
 		case dateTimeSyntax:
-			return Value{}, invalidInput()
+			return invalidInput()
 		case dateTimeRange:
-			return Value{}, azerr.Newf(azerr.OutOfRangeInput, "The '%s' parameter of value '%s' is out of range.", m.name, p.text())
+			return azerr.Newf(azerr.OutOfRangeInput, "The '%s' parameter of value '%s' is out of range.", m.name, p.text())
 		}
-		return DateTimeValue(ticks), nil
+		v.Type, v.I = DateTime, ticks
+		return nil
 	case Guid:
 		if m.kind != kindString {
-			return Value{}, invalidInput()
+			return invalidInput()
 		}
 		g, ok := canonicalGuid(m.str())
 		if !ok {
-			return Value{}, invalidInput()
+			return invalidInput()
 		}
-		return GuidValue(g), nil
+		v.Type, v.S = Guid, g
+		return nil
 	case Binary:
 		if m.kind != kindString {
-			return Value{}, invalidInput()
+			return invalidInput()
 		}
 		s := m.str()
 		if base64.StdEncoding.DecodedLen(len(s)) > MaxBinaryLength+3 {
-			return Value{}, azerr.New(azerr.PropertyValueTooLarge)
+			return azerr.New(azerr.PropertyValueTooLarge)
 		}
 		b, err := base64.StdEncoding.DecodeString(s)
 		if err != nil {
-			return Value{}, invalidInput()
+			return invalidInput()
 		}
-		v := BinaryValue(b)
-		return v, ValidateValue(v)
+		v.Type, v.B = Binary, b
+		return ValidateValue(*v)
 	}
-	return Value{}, invalidInput()
+	return invalidInput()
 }
 
 // decodeDouble accepts a JSON number, or a string holding a JSON number or one of "NaN",
 // "Infinity", "-Infinity" (annotated Doubles from Python and JS). Overflow is rejected.
-func decodeDouble(m *member) (Value, error) {
+func decodeDouble(m *member) (float64, error) {
 	var text string
 	switch m.kind {
 	case kindNumber:
@@ -323,24 +337,24 @@ func decodeDouble(m *member) (Value, error) {
 		text = m.str()
 		switch text {
 		case "NaN":
-			return DoubleValue(math.NaN()), nil
+			return math.NaN(), nil
 		case "Infinity":
-			return DoubleValue(math.Inf(1)), nil
+			return math.Inf(1), nil
 		case "-Infinity":
-			return DoubleValue(math.Inf(-1)), nil
+			return math.Inf(-1), nil
 		}
 		sc := scanner{s: text}
 		if _, _, ok := sc.scanNumber(); !ok || sc.i != len(text) {
-			return Value{}, invalidInput()
+			return 0, invalidInput()
 		}
 	default:
-		return Value{}, invalidInput()
+		return 0, invalidInput()
 	}
 	f, err := strconv.ParseFloat(text, 64)
 	if err != nil {
-		return Value{}, invalidInput()
+		return 0, invalidInput()
 	}
-	return DoubleValue(f), nil
+	return f, nil
 }
 
 // canonicalGuid accepts xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx in any case and returns it in

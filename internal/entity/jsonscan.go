@@ -1,6 +1,7 @@
 package entity
 
 import (
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -92,19 +93,20 @@ func scanObject(s string, dst []member) ([]member, bool) {
 		if !ok {
 			return dst, false
 		}
-		m := member{name: raw}
+		n := len(dst)
+		dst = append(dst, member{name: raw}) // scanned in place: a member is large
+		m := &dst[n]
 		if esc {
 			m.name = unescape(raw)
 		}
 		sc.skipSpace()
 		if !sc.consume(':') {
-			return dst, false
+			return dst[:n], false
 		}
 		sc.skipSpace()
-		if !sc.scanValue(&m, 0) {
-			return dst, false
+		if !sc.scanValue(m, 0) {
+			return dst[:n], false
 		}
-		dst = append(dst, m)
 		sc.skipSpace()
 		if sc.consume(',') {
 			continue
@@ -223,8 +225,16 @@ func (sc *scanner) scanString() (raw string, esc, ok bool) {
 	start := sc.i
 	s := sc.s
 	for i := start; i < len(s); {
+		if i+8 <= len(s) { // the common case first: eight plain bytes at a time
+			m := specialBytes(load8(s, i))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) / 8 // the first special byte
+		}
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' { // the common case first: one compare chain
+		if c >= 0x20 && c != '"' && c != '\\' {
 			i++
 			continue
 		}
@@ -258,6 +268,26 @@ func (sc *scanner) scanString() (raw string, esc, ok bool) {
 		}
 	}
 	return "", false, false
+}
+
+// load8 returns s[i:i+8] as a little-endian word (the compiler merges the byte loads).
+func load8(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// specialBytes flags the bytes of x that end a run of plain string content: '"', '\\' and
+// control characters (< 0x20). It is zero when there are none; otherwise its lowest set bit
+// is the high bit of the first such byte (higher bits may be false positives, caused by the
+// borrow out of a flagged byte, so only the lowest is used).
+func specialBytes(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := x^(ones*'"'), x^(ones*'\\')
+	// A byte b < n sets its high bit in b - n (when no borrow comes in from below, which
+	// holds up to the first flagged byte); &^x drops bytes >= 0x80. The quote and
+	// backslash tests are the same "< 1" test on x with those bytes zeroed.
+	return ((x - ones*0x20) | (quote - ones) | (backslash - ones)) &^ x & highs
 }
 
 // scanNumber scans a number per the JSON grammar:

@@ -75,9 +75,9 @@ func (s *Server) batch(c *call) (*reply, error) {
 	if opErr != nil {
 		return s.batchFailure(c, len(ops), opErr), nil
 	}
-	var subs []batch.SubResponse
+	var results []table.Result
 	if len(ops) > 0 {
-		results, err := s.svc.Batch(c.ctx, c.account, tableName, tops)
+		results, err = s.svc.Batch(c.ctx, c.account, tableName, tops)
 		if err != nil {
 			var be *table.BatchError
 			if errors.As(err, &be) {
@@ -88,10 +88,11 @@ func (s *Server) batch(c *call) (*reply, error) {
 			}
 			return nil, err
 		}
-		subs = s.batchSuccesses(c, ops, results)
 	}
 	return s.batchReply(func(dst []byte, outer string) ([]byte, error) {
-		return batch.AppendResponse(dst, outer, batch.NewBoundary(batch.ChangesetResponsePrefix), subs)
+		w := batch.NewChangesetWriter(dst, outer, batch.NewBoundary(batch.ChangesetResponsePrefix))
+		s.writeBatchSuccesses(&w, c, ops, results)
+		return w.Finish()
 	})
 }
 
@@ -148,12 +149,22 @@ func (m *changesetDecoder) negotiateLevel(format, accept string) (entity.Metadat
 }
 
 func (m *changesetDecoder) preferValue(h http.Header) string {
-	vs := h.Values("Prefer")
+	vs := h["Prefer"] // h.Values("Prefer"): batch.Parse stores canonical keys
 	if m.hasPrefer && slices.Equal(vs, m.preferHeader) {
 		return m.prefer
 	}
 	m.preferHeader, m.prefer, m.hasPrefer = vs, preferValue(vs), true
 	return m.prefer
+}
+
+// firstValue is http.Header.Get for a value list looked up by its canonical key: batch.Parse
+// stores sub-request headers under canonical keys, so direct map lookups spare Get's
+// canonicalization.
+func firstValue(vs []string) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	return vs[0]
 }
 
 // decodeBatchOp routes, authorizes and decodes one sub-request through the same code as the
@@ -175,7 +186,7 @@ func (s *Server) decodeBatchOp(c *call, bop *batch.Operation, prefix string, dec
 	if err != nil {
 		return batchOp{}, err
 	}
-	level, err := dec.negotiateLevel(q.format, bop.Header.Get("Accept"))
+	level, err := dec.negotiateLevel(q.format, firstValue(bop.Header["Accept"]))
 	if err != nil {
 		return batchOp{}, err
 	}
@@ -206,11 +217,12 @@ func (s *Server) decodeBatchOp(c *call, bop *batch.Operation, prefix string, dec
 	if err != nil {
 		return batchOp{}, err
 	}
-	if bo.op, err = entityOp(op, bop.Header.Values("If-Match"), in); err != nil {
+	ifMatch := bop.Header["If-Match"]
+	if bo.op, err = entityOp(op, ifMatch, in); err != nil {
 		return batchOp{}, err
 	}
 	if c.sas != nil {
-		if err := c.sas.Authorize(authOperation(op, len(bop.Header.Values("If-Match")) > 0), res.table); err != nil {
+		if err := c.sas.Authorize(authOperation(op, len(ifMatch) > 0), res.table); err != nil {
 			return batchOp{}, err
 		}
 		if err := c.sas.CheckKey(in.PartitionKey, in.RowKey); err != nil {
@@ -220,69 +232,47 @@ func (s *Server) decodeBatchOp(c *call, bop *batch.Operation, prefix string, dec
 	return bo, nil
 }
 
-// batchSuccesses builds the sub-responses of an applied changeset. The Locations and ETags of
-// all of them are rendered into one buffer and then sliced out of one string, so they cost
-// two allocations per batch instead of four per operation.
-func (s *Server) batchSuccesses(c *call, ops []batchOp, results []table.Result) []batch.SubResponse {
-	base := c.baseURL()
-	// Location is text[start:locEnd], ETag text[etagStart:etagEnd].
-	type span struct{ start, locEnd, etagStart, etagEnd int }
-	spans := make([]span, len(ops))
-	size := 0
+// writeBatchSuccesses writes the sub-responses of an applied changeset straight into the
+// response: each Location is rendered into one reused buffer, and the ETag once per distinct
+// Timestamp (a batch usually has one).
+func (s *Server) writeBatchSuccesses(w *batch.ChangesetWriter, c *call, ops []batchOp, results []table.Result) {
+	var locBuf [256]byte
+	loc := append(append(locBuf[:0], c.baseURL()...), '/')
+	base := len(loc)
+	etag, etagTicks := "", int64(0)
 	for i := range ops {
-		if e := results[i].Entity; e != nil {
-			size += len(base) + len(ops[i].res.table) + 3*(len(e.PartitionKey)+len(e.RowKey)) + 96
+		bo, e := &ops[i], results[i].Entity
+		if bo.op.Kind == table.Delete {
+			sub := batch.Deleted()
+			w.Write(&sub)
+			continue
 		}
-	}
-	buf := make([]byte, 0, size)
-	etagStart, etagEnd, etagTicks := 0, 0, int64(0) // the last ETag rendered
-	for i := range ops {
-		sp := &spans[i]
-		sp.start = len(buf)
-		e := results[i].Entity
-		if ops[i].op.Kind == table.Insert {
-			buf = append(append(buf, base...), '/')
-			buf = entity.AppendEntityPath(buf, ops[i].res.table, e.PartitionKey, e.RowKey)
+		if etag == "" || e.Timestamp != etagTicks {
+			etag, etagTicks = entity.ETag(e.Timestamp), e.Timestamp
 		}
-		sp.locEnd = len(buf)
-		sp.etagStart, sp.etagEnd = sp.locEnd, sp.locEnd
-		switch {
-		case ops[i].op.Kind == table.Delete:
-		case etagEnd > etagStart && e.Timestamp == etagTicks: // a batch usually has one Timestamp
-			sp.etagStart, sp.etagEnd = etagStart, etagEnd
-		default:
-			buf = entity.AppendETag(buf, e.Timestamp)
-			etagStart, etagEnd, etagTicks = sp.locEnd, len(buf), e.Timestamp
-			sp.etagEnd = len(buf)
+		if bo.op.Kind != table.Insert {
+			sub := batch.Updated(etag)
+			w.Write(&sub)
+			continue
 		}
+		loc = entity.AppendEntityPath(loc[:base], bo.res.table, e.PartitionKey, e.RowKey)
+		if bo.prefer == "return-no-content" {
+			w.WriteInsertedNoContent(loc, etag)
+			continue
+		}
+		sub := s.inserted(c, bo, e, string(loc), etag)
+		w.Write(&sub)
 	}
-	text := string(buf)
-	subs := make([]batch.SubResponse, len(ops))
-	for i := range ops {
-		sp := spans[i]
-		subs[i] = s.batchSuccess(c, &ops[i], results[i], text[sp.start:sp.locEnd], text[sp.etagStart:sp.etagEnd])
-	}
-	return subs
 }
 
-// batchSuccess is the sub-response of one applied operation, given its Location (inserts
-// only) and ETag (all but deletes).
-func (s *Server) batchSuccess(c *call, bo *batchOp, r table.Result, loc, etag string) batch.SubResponse {
-	switch bo.op.Kind {
-	case table.Delete:
-		return batch.Deleted()
-	case table.Insert:
-		if bo.prefer == "return-no-content" {
-			return batch.InsertedNoContent(loc, etag)
-		}
-		sc := &call{fc: c.fc, host: c.host, account: c.account, pathStyle: c.pathStyle, level: bo.level, res: bo.res}
-		o := s.encodeOptions(sc, bo.res.table, nil)
-		if bo.level != entity.NoMetadata {
-			o.Metadata = c.baseURL() + "/$metadata#" + bo.res.table + "/@Element"
-		}
-		return batch.Inserted(loc, etag, jsonContentType(bo.level), entity.AppendJSON(nil, r.Entity, o), bo.prefer == "return-content")
+// inserted is the sub-response of an insert answered with the stored entity e.
+func (s *Server) inserted(c *call, bo *batchOp, e *entity.Entity, loc, etag string) batch.SubResponse {
+	sc := &call{fc: c.fc, host: c.host, account: c.account, pathStyle: c.pathStyle, level: bo.level, res: bo.res}
+	o := s.encodeOptions(sc, bo.res.table, nil)
+	if bo.level != entity.NoMetadata {
+		o.Metadata = c.baseURL() + "/$metadata#" + bo.res.table + "/@Element"
 	}
-	return batch.Updated(etag)
+	return batch.Inserted(loc, etag, jsonContentType(bo.level), entity.AppendJSON(nil, e, o), bo.prefer == "return-content")
 }
 
 func (s *Server) batchFailure(c *call, index int, err error) *reply {
