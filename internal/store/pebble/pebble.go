@@ -115,6 +115,15 @@ func Open(o Options) (*DB, error) {
 	// Every write reads its key first (insert must not exist, ETags must match); a Bloom
 	// filter lets that read skip sstables that cannot hold the key instead of searching them.
 	opts.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
+	// Writers spread over many partitions (the usual case) make every flushed L0 file span
+	// most of the key space, so each L0 compaction rewrites most of the level below it.
+	// Waiting for 8 L0 sublevels instead of Pebble's 4 halves those rewrites: batch inserts from
+	// 16 writers measured 10-17% more entities per server CPU-second (three alternating pairs),
+	// with point reads, paging and filtered scans within noise; L0 files keep Bloom filters, so
+	// a point read pays little for the extra sublevels. Writes stall at 24 (Pebble: 12) to
+	// keep the same headroom above the trigger.
+	opts.L0CompactionThreshold = 8
+	opts.L0StopWritesThreshold = 24
 	dir := o.Dir
 	switch {
 	case o.FS != nil:
