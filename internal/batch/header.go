@@ -85,6 +85,9 @@ func (s *fieldScanner) next() (f field, ok bool, err error) {
 		if err != nil {
 			return field{}, false, err
 		}
+		if hasControl(cont, true) { // a continuation is part of the value
+			return field{}, false, errors.New("control character in a header value")
+		}
 		s.off = next
 		f.folded = strings.Trim(f.folded+" "+string(bytes.Trim(cont, " \t")), " \t")
 	}

@@ -165,6 +165,8 @@ func TestParseErrors(t *testing.T) {
 		{name: "empty operation", body: csStart + del + "--cs_1\n\n\n" + csEnd, code: azerr.InvalidInput, index: 1},
 		{name: "malformed method", body: csStart + "--cs_1\n\nPO(ST /t HTTP/1.1\n\n" + csEnd, code: azerr.InvalidInput, index: 0},
 		{name: "control character in URL", body: csStart + "--cs_1\n\nPOST /t\x00 HTTP/1.1\n\n" + csEnd, code: azerr.InvalidInput, index: 0},
+		{name: "control character in a header value", body: csStart + "--cs_1\n\nPOST /t HTTP/1.1\nA: b\x00\n\n{}\n" + csEnd, code: azerr.InvalidInput, index: 0},
+		{name: "control character in a folded header value", body: csStart + "--cs_1\n\nPOST /t HTTP/1.1\nA: b\n c\x00\n\n{}\n" + csEnd, code: azerr.InvalidInput, index: 0},
 		{name: "malformed sub-request header", body: csStart + "--cs_1\n\nPOST /t HTTP/1.1\nno colon here\n\n{}\n" + csEnd, code: azerr.InvalidInput, index: 0},
 		{name: "too many headers", body: csStart + "--cs_1\n\nPOST /t HTTP/1.1\n" + strings.Repeat("A: b\n", 101) + "\n" + csEnd, code: azerr.InvalidInput, index: 0},
 		{name: "header block too large", body: csStart + "--cs_1\n\nPOST /t HTTP/1.1\nA: " + strings.Repeat("b", 40<<10) + "\n\n" + csEnd, code: azerr.InvalidInput, index: 0},
