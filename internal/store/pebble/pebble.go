@@ -115,15 +115,11 @@ func Open(o Options) (*DB, error) {
 	// Every write reads its key first (insert must not exist, ETags must match); a Bloom
 	// filter lets that read skip sstables that cannot hold the key instead of searching them.
 	opts.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
-	// Writers spread over many partitions (the usual case) make every flushed L0 file span
-	// most of the key space, so each L0 compaction rewrites most of the level below it.
-	// Waiting for 8 L0 sublevels instead of Pebble's 4 halves those rewrites: batch inserts from
-	// 16 writers measured 10-17% more entities per server CPU-second (three alternating pairs),
-	// with point reads, paging and filtered scans within noise; L0 files keep Bloom filters, so
-	// a point read pays little for the extra sublevels. Writes stall at 24 (Pebble: 12) to
-	// keep the same headroom above the trigger.
-	opts.L0CompactionThreshold = 8
-	opts.L0StopWritesThreshold = 24
+	// L0 compactions keep Pebble's trigger (4 sublevels). Waiting for 8 (writes stalling at
+	// 24) made batch inserts from 16 writers 10-17% cheaper (each L0 compaction rewrites most
+	// of the level below when writers spread over partitions), but restarts after kill -9
+	// under writes at 1 M entities got slower and erratic: 59-386 ms and once 1,123 ms to the
+	// first query, against 47-85 ms with 4 (docs/scale.md). The restart bar wins.
 	dir := o.Dir
 	switch {
 	case o.FS != nil:
