@@ -136,6 +136,17 @@ func TestHeaderCacheContentLength(t *testing.T) {
 	if got := r.Operations[0].Header.Get("Content-Length"); got != "12" {
 		t.Errorf("op 0's Content-Length changed to %q by a later op", got)
 	}
+	// Ops 1 and 2 differ from the op before only in the length digits, so the cache serves
+	// them: their other values are the very slices of op 0's map. A fresh parse makes new ones.
+	ops := r.Operations
+	for _, i := range []int{1, 2} {
+		if &ops[i].Header["A"][0] != &ops[0].Header["A"][0] {
+			t.Errorf("op %d: parsed afresh, not served by the header cache", i)
+		}
+	}
+	if &ops[3].Header["A"][0] == &ops[0].Header["A"][0] {
+		t.Error("op 3 (a longer length) was served by the cache")
+	}
 }
 
 // TestRepeatedHeaderField checks that a field sent twice keeps both values in order, also

@@ -227,18 +227,23 @@ func (w *ChangesetWriter) WriteInsertedNoContent(location []byte, etag string) {
 	if w.err != nil {
 		return
 	}
-	if hasLineBreakBytes(location) || hasLineBreak(etag) {
-		w.err = fmt.Errorf("batch: sub-response %d: line break in header value %q", w.n, firstWithLineBreak(location, etag))
+	// The constructor's other fields are constants: only the two values can break framing.
+	sub := InsertedNoContent("", etag)
+	bad := ""
+	switch {
+	case bytes.IndexByte(location, '\r') >= 0 || bytes.IndexByte(location, '\n') >= 0:
+		bad = string(location)
+	case hasLineBreak(etag):
+		bad = etag
+	}
+	if bad != "" {
+		w.err = fmt.Errorf("batch: sub-response %d: line break in header value %q", w.n, bad)
 		return
 	}
 	w.n++
-	b := appendDelimiter(w.b, w.changesetBoundary, false)
-	b = append(b, subPartHeader+"204 No Content\r\n"+subFixed+
-		"Preference-Applied: return-no-content\r\nDataServiceVersion: 3.0;\r\n"...)
-	b = appendField(b, "Location: ", location)
-	b = appendField(b, "DataServiceId: ", location)
-	b = appendField(b, "ETag: ", etag)
-	w.b = append(b, "\r\n\r\n"...) // the empty line ending the headers, then the delimiter's CRLF
+	w.b = appendDelimiter(w.b, w.changesetBoundary, false)
+	w.b = appendSubAt(w.b, &sub, location, location)
+	w.b = append(w.b, "\r\n"...)
 }
 
 // Finish appends the close delimiters and returns the buffer, or the caller's buffer as it
@@ -295,6 +300,12 @@ const (
 // appendSub appends one part: MIME headers, empty line, status line, headers, empty line,
 // body. The caller writes the CRLF that starts the next delimiter.
 func appendSub(b []byte, s *SubResponse) []byte {
+	return appendSubAt(b, s, s.Location, s.DataServiceID)
+}
+
+// appendSubAt is appendSub with the Location and DataServiceId values given apart, so that a
+// caller can pass bytes from a reused buffer.
+func appendSubAt[T ~string | ~[]byte](b []byte, s *SubResponse, location, dataServiceID T) []byte {
 	b = append(b, subPartHeader...)
 	b = strconv.AppendInt(b, int64(s.Status), 10)
 	b = append(b, ' ')
@@ -305,8 +316,8 @@ func appendSub(b []byte, s *SubResponse) []byte {
 	b = appendField(b, "Preference-Applied: ", s.PreferenceApplied)
 	b = appendField(b, "DataServiceVersion: ", s.DataServiceVersion)
 	b = appendField(b, "Content-Type: ", s.ContentType)
-	b = appendField(b, "Location: ", s.Location)
-	b = appendField(b, "DataServiceId: ", s.DataServiceID)
+	b = appendField(b, "Location: ", location)
+	b = appendField(b, "DataServiceId: ", dataServiceID)
 	b = appendField(b, "ETag: ", s.ETag)
 	b = append(b, "\r\n"...)
 	return append(b, s.Body...)
@@ -374,19 +385,6 @@ func checkSub(i int, s *SubResponse, bounds ...string) error {
 // hasLineBreak reports whether v holds a CR or LF.
 func hasLineBreak(v string) bool {
 	return strings.IndexByte(v, '\r') >= 0 || strings.IndexByte(v, '\n') >= 0
-}
-
-// hasLineBreakBytes is hasLineBreak for a byte slice.
-func hasLineBreakBytes(v []byte) bool {
-	return bytes.IndexByte(v, '\r') >= 0 || bytes.IndexByte(v, '\n') >= 0
-}
-
-// firstWithLineBreak returns, as a string, the first of location and etag with a line break.
-func firstWithLineBreak(location []byte, etag string) string {
-	if hasLineBreakBytes(location) {
-		return string(location)
-	}
-	return etag
 }
 
 // containsDelimiter reports whether body holds a line starting with "--" + boundary (at

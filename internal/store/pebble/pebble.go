@@ -394,15 +394,14 @@ func (d *DB) lock(locks []store.Lock) func() {
 // write paths read every key before writing any (table.planOps), so they never need the
 // batch index, which costs a skiplist insert per write and a batch iterator in every read.
 type txn struct {
-	d       *DB
-	b       *pebble.Batch // the writes; indexed (by reader) once a read follows a write
-	indexed bool
+	d *DB
+	b *pebble.Batch // the writes; indexed (by reader) once a read follows a write
 }
 
 // reader is what a read goes through: the DB while the Txn has not written, else the indexed
 // batch, which it builds from the unindexed one on the first read after a write.
 func (t *txn) reader() (pebble.Reader, error) {
-	if t.indexed {
+	if t.b.Indexed() {
 		return t.b, nil
 	}
 	if t.b.Empty() {
@@ -414,7 +413,7 @@ func (t *txn) reader() (pebble.Reader, error) {
 		return nil, fmt.Errorf("pebble: index the transaction's writes: %w", err)
 	}
 	t.b.Close()
-	t.b, t.indexed = ib, true
+	t.b = ib
 	return ib, nil
 }
 
