@@ -15,6 +15,7 @@ import (
 	"hash/maphash"
 	"io"
 	"log/slog"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -40,9 +41,11 @@ type Options struct {
 	// FS overrides the file system (crash tests use vfs.NewCrashableMem).
 	FS vfs.FS
 	// GroupCommitWindow is how long a WAL sync may wait for more commits to share it while
-	// several writers are active (default 300µs; negative disables). A lone writer never
-	// waits, so single-client latency is unchanged.
+	// more than GroupCommitMinWriters writers are active (default 300µs; negative disables).
 	GroupCommitWindow time.Duration
+	// GroupCommitMinWriters is how many concurrent writers the window needs to be worth its
+	// latency (default 2 × GOMAXPROCS; see groupCommit). A lone writer never waits.
+	GroupCommitMinWriters int
 }
 
 const lockStripes = 4096
@@ -82,8 +85,8 @@ type DB struct {
 	closed  atomic.Bool
 	// inflight lets Close wait for running Updates and Scans before closing Pebble.
 	inflight sync.RWMutex
-	// writers counts Updates between apply and sync; it decides whether a WAL sync waits.
-	writers atomic.Int64
+	// gc counts writers between apply and sync and decides whether a WAL sync waits.
+	gc groupCommit
 	// snapshots counts open snapshots; Close waits for them (Pebble refuses to close with
 	// snapshots still open).
 	snapshots sync.WaitGroup
@@ -96,6 +99,9 @@ func Open(o Options) (*DB, error) {
 	}
 	if o.GroupCommitWindow == 0 {
 		o.GroupCommitWindow = 300 * time.Microsecond
+	}
+	if o.GroupCommitMinWriters <= 0 {
+		o.GroupCommitMinWriters = 2 * runtime.GOMAXPROCS(0)
 	}
 	logger := o.Logger
 	if logger == nil {
@@ -129,16 +135,10 @@ func Open(o Options) (*DB, error) {
 		dir = ""
 	}
 	d := &DB{seed: maphash.MakeSeed()}
+	d.gc.minWriters = max(int64(o.GroupCommitMinWriters), 1)
 	if o.GroupCommitWindow > 0 {
-		window := o.GroupCommitWindow
-		// Pebble asks before each WAL sync; delaying it while other writers are committing
-		// lets one fsync acknowledge more of them (fewer syscalls, less CPU per write).
-		opts.WALMinSyncInterval = func() time.Duration {
-			if d.writers.Load() > 1 {
-				return window
-			}
-			return 0
-		}
+		d.gc.window = o.GroupCommitWindow
+		opts.WALMinSyncInterval = d.gc.interval
 	}
 	db, err := pebble.Open(dir, opts)
 	cache.Unref() // the DB holds its own reference
@@ -304,8 +304,8 @@ func (d *DB) Update(ctx context.Context, locks []store.Lock, fn func(tx store.Tx
 	// them before waiting for the fsync: writers queued on the same partition join the same
 	// WAL sync instead of paying one each. The WAL is sequential, so a later writer's sync
 	// also covers every write it could have read.
-	d.writers.Add(1)
-	defer d.writers.Add(-1)
+	d.gc.enter()
+	defer d.gc.leave()
 	err = d.db.ApplyNoSyncWait(b, pebble.Sync)
 	release()
 	if err != nil {
