@@ -8,7 +8,7 @@ import (
 // groupCommit decides, after each WAL sync, whether the next one waits for more commits to
 // share it (Pebble's WALMinSyncInterval).
 //
-// Waiting trades latency for CPU: on this project's reference VM an fdatasync costs ~77 µs of
+// Waiting trades latency for CPU: on this project's reference VM an fdatasync costs ~60 µs of
 // CPU, so sharing one among more writers matters once the CPUs are the bottleneck. With few
 // writers it does not, and the wait is pure latency, longer than it looks: Go's runtime rounds
 // a sub-millisecond timer up to ~1.1 ms when every goroutine is parked, which is exactly what

@@ -85,8 +85,8 @@ type DB struct {
 	closed  atomic.Bool
 	// inflight lets Close wait for running Updates and Scans before closing Pebble.
 	inflight sync.RWMutex
-	// gc counts writers between apply and sync and decides whether a WAL sync waits.
-	gc groupCommit
+	// group counts writers between apply and sync and decides whether a WAL sync waits.
+	group groupCommit
 	// snapshots counts open snapshots; Close waits for them (Pebble refuses to close with
 	// snapshots still open).
 	snapshots sync.WaitGroup
@@ -135,10 +135,10 @@ func Open(o Options) (*DB, error) {
 		dir = ""
 	}
 	d := &DB{seed: maphash.MakeSeed()}
-	d.gc.minWriters = max(int64(o.GroupCommitMinWriters), 1)
+	d.group.minWriters = int64(o.GroupCommitMinWriters)
 	if o.GroupCommitWindow > 0 {
-		d.gc.window = o.GroupCommitWindow
-		opts.WALMinSyncInterval = d.gc.interval
+		d.group.window = o.GroupCommitWindow
+		opts.WALMinSyncInterval = d.group.interval
 	}
 	db, err := pebble.Open(dir, opts)
 	cache.Unref() // the DB holds its own reference
@@ -304,8 +304,8 @@ func (d *DB) Update(ctx context.Context, locks []store.Lock, fn func(tx store.Tx
 	// them before waiting for the fsync: writers queued on the same partition join the same
 	// WAL sync instead of paying one each. The WAL is sequential, so a later writer's sync
 	// also covers every write it could have read.
-	d.gc.enter()
-	defer d.gc.leave()
+	d.group.enter()
+	defer d.group.leave()
 	err = d.db.ApplyNoSyncWait(b, pebble.Sync)
 	release()
 	if err != nil {
