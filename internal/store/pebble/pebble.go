@@ -134,6 +134,11 @@ func Open(o Options) (*DB, error) {
 		opts.FS = vfs.NewMem()
 		dir = ""
 	}
+	opts.EnsureDefaults() // the WAL prefill below needs the memtable size and the FS
+	if !o.InMemory {
+		// As much as Pebble preallocates for a WAL (110% of a memtable).
+		opts.FS = walPrefillFS{FS: opts.FS, size: int64(opts.MemTableSize) * 11 / 10}
+	}
 	d := &DB{seed: maphash.MakeSeed()}
 	d.group.minWriters = int64(o.GroupCommitMinWriters)
 	if o.GroupCommitWindow > 0 {
