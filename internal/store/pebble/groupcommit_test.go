@@ -1,6 +1,7 @@
 package pebble
 
 import (
+	"runtime"
 	"testing"
 	"time"
 )
@@ -35,12 +36,7 @@ func TestGroupCommitWaitsOnlyAboveMinWriters(t *testing.T) {
 // left by the time Pebble asks.
 func TestGroupCommitCountsPeakSinceLastSync(t *testing.T) {
 	g := &groupCommit{window: time.Millisecond, minWriters: 4}
-	for range 6 {
-		g.enter()
-	}
-	for range 5 {
-		g.leave()
-	}
+	overlap(g, 6, 1)
 	if d := g.interval(); d != time.Millisecond {
 		t.Fatalf("6 writers overlapped since the last sync: interval %v, want the window", d)
 	}
@@ -50,12 +46,7 @@ func TestGroupCommitCountsPeakSinceLastSync(t *testing.T) {
 // minWriters, then switches off: one writer left, 16-4 = 12 more syncs wait.
 func TestGroupCommitPeakDecays(t *testing.T) {
 	g := &groupCommit{window: time.Millisecond, minWriters: 4}
-	for range 16 {
-		g.enter()
-	}
-	for range 15 {
-		g.leave()
-	}
+	overlap(g, 16, 1)
 	waits := 0
 	for range 40 {
 		if g.interval() > 0 {
@@ -81,5 +72,34 @@ func TestGroupCommitNoWindowNeverWaits(t *testing.T) {
 	}
 	if d := g.interval(); d != 0 {
 		t.Fatalf("window 0: interval %v, want 0", d)
+	}
+}
+
+// overlap has peak writers in flight at once, then all but remaining leave.
+func overlap(g *groupCommit, peak, remaining int) {
+	for range peak {
+		g.enter()
+	}
+	for range peak - remaining {
+		g.leave()
+	}
+}
+
+func TestGroupCommitDefaults(t *testing.T) {
+	db, err := Open(Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if db.group.window != 300*time.Microsecond || db.group.minWriters != int64(2*runtime.GOMAXPROCS(0)) {
+		t.Fatalf("defaults: window %v, minWriters %d; want 300µs, 2 × GOMAXPROCS", db.group.window, db.group.minWriters)
+	}
+	db2, err := Open(Options{InMemory: true, GroupCommitWindow: -1, GroupCommitMinWriters: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Close()
+	if db2.group.window != 0 || db2.group.minWriters != 3 {
+		t.Fatalf("window -1, 3 writers: window %v, minWriters %d", db2.group.window, db2.group.minWriters)
 	}
 }

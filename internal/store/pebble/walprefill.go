@@ -18,8 +18,9 @@ import (
 // appending vs overwriting: 242-318 vs 144-164 µs; through the SDK on a fresh data directory,
 // +5-13% single-writer inserts and upserts per second (docs/benchmarks.md). Cost: 4.4 MiB of
 // zeros and one sync (2-5 ms) per fresh WAL, on the commit path while Pebble switches logs,
-// and space Pebble's preallocation reserves anyway. Pebble's WAL reader already treats a zeroed tail as the end
-// of the log (its recovery expects zeroed chunks from preallocation and recycling).
+// and space Pebble's preallocation reserves anyway. Pebble's WAL reader already treats a
+// zeroed tail as the end of the log (its recovery expects zeroed chunks from preallocation
+// and recycling).
 type walPrefillFS struct {
 	vfs.FS
 	size int64
