@@ -1,9 +1,14 @@
 package pebble
 
 import (
+	"context"
+	"fmt"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/tablo/tablo/internal/store"
 )
 
 func TestGroupCommitLoneWriterNeverWaits(t *testing.T) {
@@ -101,5 +106,30 @@ func TestGroupCommitDefaults(t *testing.T) {
 	defer db2.Close()
 	if db2.group.window != 0 || db2.group.minWriters != 3 {
 		t.Fatalf("window -1, 3 writers: window %v, minWriters %d", db2.group.window, db2.group.minWriters)
+	}
+}
+
+// TestGroupCommitAskedBySyncs checks that Pebble consults the policy: after concurrent durable
+// writes, the decaying peak it keeps has been set by at least one sync.
+func TestGroupCommitAskedBySyncs(t *testing.T) {
+	db, err := Open(Options{Dir: t.TempDir(), GroupCommitMinWriters: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			for i := range 20 {
+				k := fmt.Appendf(nil, "w%d-%d", w, i)
+				if err := db.Update(context.Background(), nil, func(tx store.Txn) error { return tx.Set(k, k) }); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if db.group.recent.Load() == 0 {
+		t.Fatal("no WAL sync asked the group-commit policy (WALMinSyncInterval not wired)")
 	}
 }
