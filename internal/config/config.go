@@ -19,16 +19,47 @@ import (
 type Config struct {
 	Host      string
 	TablePort int
-	DataDir   string
-	InMemory  bool
-	Accounts  []auth.Account
-	LogLevel  slog.Level
+	// QueuePort and BlobPort are the other services' ports (0: any free port).
+	QueuePort int
+	BlobPort  int
+	// Services lists the services to start, in Services' spelling ("table", "queue");
+	// empty means every service this build has (Available).
+	Services []string
+	DataDir  string
+	InMemory bool
+	Accounts []auth.Account
+	LogLevel slog.Level
 	// PprofAddr, when set, serves net/http/pprof there (opt-in).
 	PprofAddr string
 	// GroupCommitWindow is how long a WAL sync may wait for more writers (0 = engine default).
 	GroupCommitWindow time.Duration
 	// ColumnCacheBytes is the memory budget of the filtered-scan column cache (0 = off).
 	ColumnCacheBytes int64
+}
+
+// Available lists the services this build can start, in start-up order. Queue and Blob
+// have their port settings already; each joins this list when its service exists.
+var Available = []string{"table"}
+
+// Known lists every service name --services accepts in some build.
+var known = []string{"table", "queue", "blob"}
+
+// Starts reports whether the configuration starts service name.
+func (c Config) Starts(name string) bool {
+	if len(c.Services) == 0 {
+		for _, s := range Available {
+			if s == name {
+				return true
+			}
+		}
+		return false
+	}
+	for _, s := range c.Services {
+		if s == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Load parses args (without the program name and subcommand) and env (os.Getenv-like).
@@ -44,6 +75,9 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	}
 	host := fs.String("host", getenv("TABLO_HOST", "127.0.0.1"), "address to listen on (TABLO_HOST)")
 	port := fs.String("table-port", getenv("TABLO_TABLE_PORT", "10002"), "Table service port (TABLO_TABLE_PORT)")
+	queuePort := fs.String("queue-port", getenv("TABLO_QUEUE_PORT", "10001"), "Queue service port (TABLO_QUEUE_PORT)")
+	blobPort := fs.String("blob-port", getenv("TABLO_BLOB_PORT", "10000"), "Blob service port, used once the Blob service exists (TABLO_BLOB_PORT)")
+	services := fs.String("services", getenv("TABLO_SERVICES", strings.Join(Available, ",")), "comma-separated services to start: "+strings.Join(Available, ", ")+" (TABLO_SERVICES)")
 	dataDir := fs.String("data-dir", getenv("TABLO_DATA_DIR", "./tablo-data"), "data directory (TABLO_DATA_DIR)")
 	inMemory := fs.Bool("in-memory", getenv("TABLO_IN_MEMORY", "") == "true" || getenv("TABLO_IN_MEMORY", "") == "1", "keep data in memory only; nothing survives a restart (TABLO_IN_MEMORY)")
 	accounts := fs.String("accounts", getenv("TABLO_ACCOUNTS", ""), "accounts as name:base64key[:base64key2][,...] (TABLO_ACCOUNTS; default the development account devstoreaccount1)")
@@ -64,6 +98,20 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 		errs = append(errs, fmt.Errorf("config: --table-port %q is not a port number", *port))
 	}
 	c.TablePort = p
+	for _, pp := range []struct {
+		flag string
+		v    string
+		dst  *int
+	}{{"--queue-port", *queuePort, &c.QueuePort}, {"--blob-port", *blobPort, &c.BlobPort}} {
+		n, err := strconv.Atoi(pp.v)
+		if err != nil || n < 0 || n > 65535 {
+			errs = append(errs, fmt.Errorf("config: %s %q is not a port number", pp.flag, pp.v))
+		}
+		*pp.dst = n
+	}
+	if c.Services, err = parseServices(*services); err != nil {
+		errs = append(errs, err)
+	}
 	if c.GroupCommitWindow, err = time.ParseDuration(*window); err != nil {
 		errs = append(errs, fmt.Errorf("config: --group-commit-window %q is not a duration", *window))
 	}
@@ -84,4 +132,37 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 		errs = append(errs, errors.New("config: --data-dir must not be empty"))
 	}
 	return c, errors.Join(errs...)
+}
+
+// parseServices reads a --services list: known names, no repeats, at least one.
+func parseServices(v string) ([]string, error) {
+	var out []string
+	for _, name := range strings.Split(v, ",") {
+		name = strings.ToLower(strings.TrimSpace(name))
+		if name == "" {
+			continue
+		}
+		switch {
+		case !contains(known, name):
+			return nil, fmt.Errorf("config: --services: unknown service %q (want %s)", name, strings.Join(Available, ", "))
+		case !contains(Available, name):
+			return nil, fmt.Errorf("config: --services: the %s service is not available in this build", name)
+		case contains(out, name):
+			return nil, fmt.Errorf("config: --services: %s named twice", name)
+		}
+		out = append(out, name)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("config: --services names no service")
+	}
+	return out, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
 }

@@ -36,6 +36,8 @@ type Call struct {
 	// XMLErrors selects the storage-common XML error body; the pipeline sets it for
 	// services whose errors are always XML, a JSON service sets it per operation.
 	XMLErrors bool
+	// JSONErrorType is the Content-Type of a JSON error body ("" = minimal metadata).
+	JSONErrorType string
 	// Status is the status sent (0 until a reply is written).
 	Status int
 }

@@ -8,7 +8,7 @@ import (
 // server's MaxRequestBodySize); more than limit bytes is RequestBodyTooLarge. The bytes are
 // fasthttp's: valid only until the handler returns.
 func readBody(c *call, limit int) ([]byte, error) {
-	b := c.fc.Request.Body()
+	b := c.FC.Request.Body()
 	if len(b) > limit {
 		return nil, azerr.New(azerr.RequestBodyTooLarge)
 	}
