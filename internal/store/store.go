@@ -48,6 +48,9 @@ type Store interface {
 
 	// Close flushes and releases the engine. It is safe to call twice.
 	Close() error
+
+	// Extents is the engine's store of bulk bytes (extents.go).
+	Extents() Extents
 }
 
 // Expect is what a caller of Txn.Lookup expects to find, so that an engine can choose the

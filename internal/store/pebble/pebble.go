@@ -90,6 +90,8 @@ type DB struct {
 	// snapshots counts open snapshots; Close waits for them (Pebble refuses to close with
 	// snapshots still open).
 	snapshots sync.WaitGroup
+	// extents holds bulk bytes beside Pebble's files (extents.go).
+	extents *fileExtents
 }
 
 // Open opens (creating if needed) the engine.
@@ -135,11 +137,15 @@ func Open(o Options) (*DB, error) {
 		dir = ""
 	}
 	opts.EnsureDefaults() // the WAL prefill below needs the memtable size and the FS
+	extents, err := openExtents(opts.FS, opts.FS.PathJoin(dir, extentDir))
+	if err != nil {
+		return nil, err
+	}
 	if !o.InMemory {
 		// As much as Pebble preallocates for a WAL (110% of a memtable).
 		opts.FS = walPrefillFS{FS: opts.FS, size: int64(opts.MemTableSize) * 11 / 10}
 	}
-	d := &DB{seed: maphash.MakeSeed()}
+	d := &DB{seed: maphash.MakeSeed(), extents: extents}
 	d.group.minWriters = int64(o.GroupCommitMinWriters)
 	if o.GroupCommitWindow > 0 {
 		d.group.window = o.GroupCommitWindow
