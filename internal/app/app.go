@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tablo/tablo/internal/blob"
+	"github.com/tablo/tablo/internal/blobwire"
 	"github.com/tablo/tablo/internal/config"
 	"github.com/tablo/tablo/internal/httpserve"
 	"github.com/tablo/tablo/internal/server"
@@ -26,6 +28,8 @@ type App struct {
 	log *slog.Logger
 	db  *pebblestore.DB
 	svc *table.Service
+	// blob is the Blob service (nil when not started).
+	blob *blob.Service
 	// listeners holds one listener per started service, in start-up order.
 	listeners []*listener
 	pprof     *http.Server
@@ -57,6 +61,10 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	starters := []starter{
 		{"table", cfg.TablePort, func() *httpserve.Server {
 			return server.New(server.Options{Service: svc, Accounts: cfg.Accounts, Logger: log}).NewHTTPServer()
+		}},
+		{"blob", cfg.BlobPort, func() *httpserve.Server {
+			a.blob = blob.New(db, blob.Options{Logger: log})
+			return blobwire.New(blobwire.Options{Service: a.blob, Accounts: cfg.Accounts, Logger: log}).NewHTTPServer()
 		}},
 	}
 	for _, st := range starters {
@@ -139,6 +147,9 @@ func (a *App) Close(ctx context.Context) error {
 		_ = a.pprof.Close()
 	}
 	a.svc.Close()
+	if a.blob != nil {
+		a.blob.Close()
+	}
 	if err := a.db.Close(); err != nil {
 		errs = append(errs, err)
 	}

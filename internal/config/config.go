@@ -37,9 +37,9 @@ type Config struct {
 	ColumnCacheBytes int64
 }
 
-// Available lists the services this build can start, in start-up order. Queue and Blob
-// have their port settings already; each joins this list when its service exists.
-var Available = []string{"table"}
+// Available lists the services this build can start, in start-up order. A service joins
+// this list when it exists (its port setting may come first).
+var Available = []string{"table", "blob"}
 
 // Known lists every service name --services accepts in some build.
 var known = []string{"table", "queue", "blob"}
@@ -76,7 +76,7 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	host := fs.String("host", getenv("TABLO_HOST", "127.0.0.1"), "address to listen on (TABLO_HOST)")
 	port := fs.String("table-port", getenv("TABLO_TABLE_PORT", "10002"), "Table service port (TABLO_TABLE_PORT)")
 	queuePort := fs.String("queue-port", getenv("TABLO_QUEUE_PORT", "10001"), "Queue service port (TABLO_QUEUE_PORT)")
-	blobPort := fs.String("blob-port", getenv("TABLO_BLOB_PORT", "10000"), "Blob service port, used once the Blob service exists (TABLO_BLOB_PORT)")
+	blobPort := fs.String("blob-port", getenv("TABLO_BLOB_PORT", "10000"), "Blob service port (TABLO_BLOB_PORT)")
 	services := fs.String("services", getenv("TABLO_SERVICES", strings.Join(Available, ",")), "comma-separated services to start: "+strings.Join(Available, ", ")+" (TABLO_SERVICES)")
 	dataDir := fs.String("data-dir", getenv("TABLO_DATA_DIR", "./tablo-data"), "data directory (TABLO_DATA_DIR)")
 	inMemory := fs.Bool("in-memory", getenv("TABLO_IN_MEMORY", "") == "true" || getenv("TABLO_IN_MEMORY", "") == "1", "keep data in memory only; nothing survives a restart (TABLO_IN_MEMORY)")

@@ -65,7 +65,7 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 
 func TestServicesAndPorts(t *testing.T) {
 	c, err := Load(nil, env(nil), io.Discard)
-	if err != nil || c.QueuePort != 10001 || c.BlobPort != 10000 || !c.Starts("table") || c.Starts("blob") {
+	if err != nil || c.QueuePort != 10001 || c.BlobPort != 10000 || !c.Starts("table") || !c.Starts("blob") {
 		t.Fatalf("defaults: %+v %v", c, err)
 	}
 	for _, name := range Available {
@@ -81,7 +81,7 @@ func TestServicesAndPorts(t *testing.T) {
 	if err != nil || !c.Starts("table") || c.BlobPort != 1 {
 		t.Fatalf("env: %+v %v", c, err)
 	}
-	for _, bad := range []string{"table,table", "files", "", "blob"} {
+	for _, bad := range []string{"table,table", "files", ""} {
 		if _, err := Load([]string{"--services", bad}, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "--services") {
 			t.Errorf("--services %q: %v", bad, err)
 		}
