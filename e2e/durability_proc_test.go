@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -53,6 +54,7 @@ type tabloProc struct {
 	cmd      *exec.Cmd
 	endpoint string
 	addr     string
+	blobAddr string
 	stderr   *lockedBuffer
 	exited   chan struct{}
 	waitErr  error
@@ -79,7 +81,9 @@ func startTablo(t *testing.T, bin, dataDir string) (*tabloProc, time.Duration) {
 		exited: make(chan struct{}),
 	}
 	p.endpoint = "http://" + p.addr + "/" + devAccount
+	p.blobAddr = fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
 	p.cmd = exec.Command(bin, "--host", "127.0.0.1", "--table-port", strconv.Itoa(port),
+		"--blob-port", strings.TrimPrefix(p.blobAddr, "127.0.0.1:"),
 		"--data-dir", dataDir, "--log-level", "warn")
 	p.cmd.Stderr = p.stderr
 	p.cmd.Stdout = p.stderr

@@ -1,0 +1,74 @@
+package e2e
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+)
+
+// Wire details the SDKs hide: HEAD carries Content-Length and no body, errors on HEAD and
+// 304s have no body, a range past the end is 416 with Content-Range: bytes */size, names
+// with %2F and / are one blob. Anonymous requests on a public container keep them unsigned.
+func TestBlobWireDetails(t *testing.T) {
+	ts := startServer(t)
+	ctx := context.Background()
+	c := blobClient(t, ts)
+	if _, err := c.CreateContainer(ctx, "raw", &azblob.CreateContainerOptions{Access: to.Ptr(container.PublicAccessTypeContainer)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UploadBuffer(ctx, "raw", "d/x.txt", []byte("0123456789"), nil); err != nil {
+		t.Fatal(err)
+	}
+	do := func(method, path string, hdr ...string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, ts.blobEndpoint()+path, nil)
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b)
+	}
+	r, body := do("HEAD", "/raw/d%2Fx.txt")
+	if r.StatusCode != 200 || r.ContentLength != 10 || body != "" || r.Header.Get("x-ms-blob-type") != "BlockBlob" {
+		t.Errorf("HEAD: %d len %d body %q", r.StatusCode, r.ContentLength, body)
+	}
+	r, body = do("HEAD", "/raw/missing")
+	if r.StatusCode != 404 || r.Header.Get("x-ms-error-code") != "BlobNotFound" || body != "" {
+		t.Errorf("HEAD missing: %d %q %q", r.StatusCode, r.Header.Get("x-ms-error-code"), body)
+	}
+	r, body = do("GET", "/raw/d/x.txt", "x-ms-range", "bytes=20-30")
+	if r.StatusCode != 416 || r.Header.Get("Content-Range") != "bytes */10" || r.Header.Get("x-ms-error-code") != "InvalidRange" {
+		t.Errorf("range past the end: %d %q %q", r.StatusCode, r.Header.Get("Content-Range"), body)
+	}
+	r, body = do("GET", "/raw/d/x.txt", "x-ms-range", "bytes=2-4", "x-ms-range-get-content-md5", "true")
+	if r.StatusCode != 206 || body != "234" || r.Header.Get("Content-Md5") == "" || r.Header.Get("Content-Range") != "bytes 2-4/10" {
+		t.Errorf("ranged md5: %d %q %v", r.StatusCode, body, r.Header)
+	}
+	etag := r.Header.Get("Etag")
+	r, body = do("GET", "/raw/d/x.txt", "If-None-Match", etag)
+	if r.StatusCode != 304 || body != "" {
+		t.Errorf("If-None-Match: %d %q", r.StatusCode, body)
+	}
+	r, _ = do("GET", "/raw/d/x.txt", "If-Match", `"0x1"`)
+	if r.StatusCode != 412 {
+		t.Errorf("If-Match on read: %d", r.StatusCode)
+	}
+	r, body = do("GET", "/raw?restype=container&comp=list&include=")
+	if r.StatusCode != 200 || r.Header.Get("Content-Type") != "application/xml" {
+		t.Errorf("anonymous list of a public container: %d %s", r.StatusCode, body)
+	}
+	r, _ = do("PUT", "/raw/new", "x-ms-blob-type", "BlockBlob")
+	if r.StatusCode != 404 || r.Header.Get("x-ms-error-code") != "ResourceNotFound" {
+		t.Errorf("anonymous write: %d %s", r.StatusCode, r.Header.Get("x-ms-error-code"))
+	}
+}
