@@ -15,16 +15,22 @@ import (
 // extents that no record names and deletes them, in the background, without blocking
 // writers:
 //
-//  1. it reads every record of the service from one engine snapshot and collects the
-//     extent ids they name (and deletes uncommitted blocks older than BlockExpiry);
-//  2. it lists the engine's extents; an extent not named, not held by a request in flight
-//     (written but its record not yet committed, or being read), is a candidate;
-//  3. a candidate is deleted only if the previous sweep found it a candidate too. A request
-//     holds an extent from its Commit until its record commits, which takes milliseconds;
-//     requiring two sweeps a SweepInterval apart closes the race between a record read and
-//     its hold without any lock shared with the request path.
+//  1. it copies the set of held extents: a writer holds an extent from NewExtent (before
+//     the engine lists it) until the record naming it has committed, a reader while it
+//     streams;
+//  2. it reads every record of the service from one engine snapshot taken after that copy
+//     and collects the extent ids they name (and deletes uncommitted blocks older than
+//     BlockExpiry);
+//  3. it lists the engine's extents; one neither named nor held is a candidate, and is
+//     deleted only if the previous sweep found it a candidate too.
 //
-// Cost is one scan of the records (not of the bytes) plus one unlink per garbage extent.
+// Why that is safe: an extent that is a candidate in two consecutive sweeps existed during
+// the whole second sweep, so its writer's hold (taken at creation) was either still there
+// when the second sweep copied the holds, or released after its record committed, which
+// was then before the second sweep's snapshot: either way it is not a candidate. A reader
+// holds an extent a few microseconds after reading the record that names it; a whole sweep
+// separates the two sweeps, which covers that gap. Cost: one scan of the records (not of
+// the bytes) plus one unlink per garbage extent.
 type collector struct {
 	mu     sync.Mutex
 	held   map[uint64]int
@@ -96,6 +102,16 @@ func (s *Service) Sweep(ctx context.Context) (SweepStats, error) {
 	refs := map[uint64]bool{}
 	var expired [][]byte
 	cutoff := s.clk.now().Add(-s.gc.expiry).UnixNano() / 100
+	// Holds are read before the snapshot: an extent not held now is either garbage or named
+	// by a record that committed before the snapshot (a writer holds from NewExtent until
+	// its record has committed).
+	s.gc.mu.Lock()
+	held := make(map[uint64]bool, len(s.gc.held))
+	for id := range s.gc.held {
+		held[id] = true
+	}
+	prev := s.gc.prev
+	s.gc.mu.Unlock()
 	snap, err := s.st.Snapshot(ctx)
 	if err != nil {
 		return st, err
@@ -154,13 +170,6 @@ func (s *Service) Sweep(ctx context.Context) (SweepStats, error) {
 	cands := map[uint64]bool{}
 	var del []uint64
 	var delBytes int64
-	s.gc.mu.Lock()
-	held := make(map[uint64]bool, len(s.gc.held))
-	for id := range s.gc.held {
-		held[id] = true
-	}
-	prev := s.gc.prev
-	s.gc.mu.Unlock()
 	err = s.ext.ListExtents(ctx, func(id uint64, size int64) error {
 		if refs[id] || held[id] {
 			return nil

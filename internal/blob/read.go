@@ -60,6 +60,8 @@ func (r *blockReader) Read(p []byte) (int, error) {
 			n := min(b.Size-r.off, r.left)
 			rc, err := r.s.ext.ReadExtent(r.ctx, b.Ext, r.off, n)
 			if err != nil {
+				// The response has begun: the connection will be cut, so say why here.
+				r.s.log.Error("blob read", "extent", b.Ext, "err", err)
 				return 0, err
 			}
 			r.cur = rc
@@ -70,6 +72,9 @@ func (r *blockReader) Read(p []byte) (int, error) {
 		}
 		n, err := r.cur.Read(p)
 		r.left -= int64(n)
+		if err != nil && err != io.EOF {
+			r.s.log.Error("blob read", "extent", r.blocks[0].Ext, "err", err)
+		}
 		if err == io.EOF {
 			r.cur.Close()
 			r.cur = nil

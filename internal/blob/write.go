@@ -60,9 +60,12 @@ func (s *Service) write(ctx context.Context, b Body, inlineOK bool) (w written, 
 		if err != nil {
 			return w, err
 		}
+		// Held from before it can be listed until the record naming it commits (gc.go).
+		s.gc.hold(ew.ID())
 		defer func() {
 			if err != nil {
 				ew.Abort()
+				s.gc.unhold(ew.ID())
 			}
 		}()
 		bp := chunkPool.Get().(*[]byte)
@@ -86,7 +89,6 @@ func (s *Service) write(ctx context.Context, b Body, inlineOK bool) (w written, 
 		if err != nil {
 			return w, err
 		}
-		s.gc.hold(id)
 		w.ext = id
 		w.md5, w.crc = mh.Sum(nil), ch.Sum(nil)
 		return w, nil

@@ -38,8 +38,11 @@ type Extents interface {
 // ExtentWriter streams the bytes of one new extent.
 type ExtentWriter interface {
 	io.Writer
-	// Commit makes the extent durable and readable and returns its id; ids increase over
-	// the life of the engine (never reused, also across restarts).
+	// ID is the id the extent will have: known from the start, so that a caller can protect
+	// it from its own garbage collection before it can appear in ListExtents.
+	ID() uint64
+	// Commit makes the extent durable and readable (and listed) and returns its id. Ids
+	// increase; an id is not reused while an extent with it exists.
 	Commit() (id uint64, err error)
 	// Abort discards the extent. Safe after Commit (it then does nothing).
 	Abort()

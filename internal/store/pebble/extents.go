@@ -98,6 +98,8 @@ type extentWriter struct {
 
 func (w *extentWriter) Write(p []byte) (int, error) { return w.f.Write(p) }
 
+func (w *extentWriter) ID() uint64 { return w.id }
+
 // Commit syncs the file, gives it its final name and syncs the directory, so that the
 // extent exists after a crash once Commit has returned.
 func (w *extentWriter) Commit() (uint64, error) {

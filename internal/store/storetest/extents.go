@@ -26,9 +26,13 @@ func putExtent(t *testing.T, e store.Extents, data []byte) uint64 {
 		}
 		data = data[n:]
 	}
+	want := w.ID()
 	id, err := w.Commit()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if id != want {
+		t.Fatalf("Commit returned id %d, ID() said %d", id, want)
 	}
 	return id
 }
