@@ -2,8 +2,8 @@ package blob
 
 import (
 	"bytes"
-	"encoding/base64"
 	"context"
+	"encoding/base64"
 	"io"
 	"os"
 	"strconv"
