@@ -41,6 +41,9 @@ func (s *Service) Copy(ctx context.Context, dst Ref, r CopyRequest) (*Blob, erro
 	for _, b := range src.Blocks {
 		ids = append(ids, b.Ext)
 	}
+	for _, p := range src.Pages {
+		ids = append(ids, p.Ext)
+	}
 	s.gc.hold(ids...) // the source may be deleted meanwhile: keep its extents until committed
 	defer s.gc.unhold(ids...)
 	return s.update(ctx, dst, func(_ store.Txn, _ *Container, old *Blob, now int64) (*Blob, error) {
@@ -52,7 +55,7 @@ func (s *Service) Copy(ctx context.Context, dst Ref, r CopyRequest) (*Blob, erro
 			meta = r.Meta
 		}
 		nb := s.fresh(old, src.Type, src.Props, meta, r.Tier)
-		nb.Size, nb.Blocks, nb.inline, nb.Appends = src.Size, src.Blocks, src.inline, src.Appends
+		nb.Size, nb.Blocks, nb.Pages, nb.inline, nb.Appends = src.Size, src.Blocks, src.Pages, src.inline, src.Appends
 		nb.Copy = &Copy{ID: r.CopyID, Source: r.SourceURL, Completed: nb.Modified, Size: src.Size}
 		return nb, nil
 	})

@@ -132,6 +132,9 @@ func (s *Service) Sweep(ctx context.Context) (SweepStats, error) {
 					refs[bl.Ext] = true
 				}
 			}
+			for _, p := range b.Pages {
+				refs[p.Ext] = true
+			}
 		case 'u':
 			sb := &staged{}
 			if _, err := decodeRecord(v, sb); err != nil {

@@ -10,7 +10,12 @@ import (
 // bytes stream extent by extent; the extents are held (the sweep skips them) until Close.
 func (s *Service) Open(ctx context.Context, b *Blob, off, n int64) io.ReadCloser {
 	if b.Type == PageBlob {
-		return io.NopCloser(io.LimitReader(zeros{}, n)) // pages are not stored yet: all zeros
+		ids := make([]uint64, 0, len(b.Pages))
+		for _, p := range b.Pages {
+			ids = append(ids, p.Ext)
+		}
+		s.gc.hold(ids...)
+		return &pageReader{s: s, ctx: ctx, runs: b.Pages, pos: off, end: off + n, ids: ids}
 	}
 	if b.inline != nil || len(b.Blocks) == 0 {
 		end := min(off+n, int64(len(b.inline)))
@@ -22,13 +27,6 @@ func (s *Service) Open(ctx context.Context, b *Blob, off, n int64) io.ReadCloser
 	}
 	s.gc.hold(ids...)
 	return &blockReader{s: s, ctx: ctx, blocks: b.Blocks, ids: ids, off: off, left: n}
-}
-
-type zeros struct{}
-
-func (zeros) Read(p []byte) (int, error) {
-	clear(p)
-	return len(p), nil
 }
 
 // blockReader reads a range across blocks, opening one extent at a time.

@@ -70,6 +70,8 @@ type Blob struct {
 	Tier     string  `json:"tier,omitempty"`
 	Lease    Lease   `json:"l"`
 	Blocks   []Block `json:"b,omitempty"`
+	// Pages are a page blob's written runs (pages.go).
+	Pages []Page `json:"pg,omitempty"`
 	// Appends counts an append blob's committed blocks.
 	Appends int   `json:"a,omitempty"`
 	Copy    *Copy `json:"cp,omitempty"`

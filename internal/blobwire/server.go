@@ -241,6 +241,8 @@ func (s *Server) route(c *call) (handler, auth.Operation, error) {
 			return s.abortCopy, auth.WriteBlob, nil
 		case "tier":
 			return s.setTier, auth.WriteBlob, nil
+		case "page":
+			return s.putPage, auth.WriteBlob, nil
 		}
 	case http.MethodGet, http.MethodHead:
 		switch comp {
@@ -250,6 +252,8 @@ func (s *Server) route(c *call) (handler, auth.Operation, error) {
 			return s.getBlockList, auth.ReadBlob, nil
 		case "metadata":
 			return s.getBlobMetadata, auth.ReadBlob, nil
+		case "pagelist":
+			return s.getPageRanges, auth.ReadBlob, nil
 		}
 	case http.MethodDelete:
 		if comp == "" {
