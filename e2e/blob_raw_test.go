@@ -9,6 +9,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 )
 
 // Wire details the SDKs hide: HEAD carries Content-Length and no body, errors on HEAD and
@@ -70,5 +71,39 @@ func TestBlobWireDetails(t *testing.T) {
 	r, _ = do("PUT", "/raw/new", "x-ms-blob-type", "BlockBlob")
 	if r.StatusCode != 404 || r.Header.Get("x-ms-error-code") != "ResourceNotFound" {
 		t.Errorf("anonymous write: %d %s", r.StatusCode, r.Header.Get("x-ms-error-code"))
+	}
+}
+
+func TestBlobServiceProperties(t *testing.T) {
+	ts := startServer(t)
+	ctx := context.Background()
+	svc := blobClient(t, ts).ServiceClient()
+	_, err := svc.SetProperties(ctx, &service.SetPropertiesOptions{
+		DefaultServiceVersion: to.Ptr("2021-12-02"),
+		DeleteRetentionPolicy: &service.RetentionPolicy{Enabled: to.Ptr(true), Days: to.Ptr(int32(7))},
+		StaticWebsite:         &service.StaticWebsite{Enabled: to.Ptr(true), IndexDocument: to.Ptr("index.html"), ErrorDocument404Path: to.Ptr("404.html")},
+		CORS:                  []*service.CORSRule{{AllowedOrigins: to.Ptr("*"), AllowedMethods: to.Ptr("GET"), MaxAgeInSeconds: to.Ptr(int32(60))}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := svc.GetProperties(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *p.DefaultServiceVersion != "2021-12-02" || !*p.DeleteRetentionPolicy.Enabled || *p.DeleteRetentionPolicy.Days != 7 || !*p.StaticWebsite.Enabled || *p.StaticWebsite.IndexDocument != "index.html" || len(p.CORS) != 1 {
+		t.Errorf("service properties did not round-trip: %+v", p)
+	}
+	// A partial update leaves the other sections.
+	if _, err := svc.SetProperties(ctx, &service.SetPropertiesOptions{DeleteRetentionPolicy: &service.RetentionPolicy{Enabled: to.Ptr(false)}}); err != nil {
+		t.Fatal(err)
+	}
+	p, _ = svc.GetProperties(ctx, nil)
+	if *p.DeleteRetentionPolicy.Enabled || !*p.StaticWebsite.Enabled {
+		t.Errorf("partial update: %+v %+v", p.DeleteRetentionPolicy, p.StaticWebsite)
+	}
+	info, err := svc.GetAccountInfo(ctx, nil)
+	if err != nil || *info.AccountKind != "StorageV2" {
+		t.Errorf("account info: %v", err)
 	}
 }
