@@ -395,9 +395,7 @@ func (s *Server) getBlobMetadata(c *call) error {
 	}
 	h := &c.FC.Response.Header
 	setETag(h, b.ETag(), b.Modified)
-	for _, kv := range b.Meta {
-		h.Set("X-Ms-Meta-"+kv[0], kv[1])
-	}
+	setMeta(h, b.Meta)
 	s.status(c, http.StatusOK)
 	return nil
 }

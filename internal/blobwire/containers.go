@@ -28,9 +28,7 @@ func (s *Server) createContainer(c *call) error {
 func setContainerHeaders(c *call, ct *blob.Container, now int64) {
 	h := &c.FC.Response.Header
 	setETag(h, ct.ETag(), ct.Modified)
-	for _, kv := range ct.Meta {
-		h.Set("X-Ms-Meta-"+kv[0], kv[1])
-	}
+	setMeta(h, ct.Meta)
 	h.Set("X-Ms-Lease-Status", ct.Lease.Status(now))
 	h.Set("X-Ms-Lease-State", ct.Lease.State(now))
 	if d := ct.Lease.DurationName(now); d != "" {

@@ -121,6 +121,14 @@ func setETag(h *fasthttp.ResponseHeader, etag string, modified int64) {
 	h.Set("Last-Modified", httpTime(modified))
 }
 
+// setMeta writes x-ms-meta-* headers with the names in the case they were set in (fasthttp
+// would capitalise them; Python's SDK reads the prefix case-sensitively).
+func setMeta(h *fasthttp.ResponseHeader, m blob.Meta) {
+	for _, kv := range m {
+		h.SetCanonical([]byte("x-ms-meta-"+kv[0]), []byte(kv[1]))
+	}
+}
+
 // setBlobHeaders writes every property header of a blob (Get Blob, HEAD).
 func setBlobHeaders(h *fasthttp.ResponseHeader, b *blob.Blob, now int64) {
 	setETag(h, b.ETag(), b.Modified)
@@ -137,9 +145,7 @@ func setBlobHeaders(h *fasthttp.ResponseHeader, b *blob.Blob, now int64) {
 	set("Content-Language", b.Props.ContentLanguage)
 	set("Content-Disposition", b.Props.ContentDisposition)
 	set("Cache-Control", b.Props.CacheControl)
-	for _, kv := range b.Meta {
-		h.Set("X-Ms-Meta-"+kv[0], kv[1])
-	}
+	setMeta(h, b.Meta)
 	h.Set("X-Ms-Lease-Status", b.Lease.Status(now))
 	h.Set("X-Ms-Lease-State", b.Lease.State(now))
 	set("X-Ms-Lease-Duration", b.Lease.DurationName(now))

@@ -48,7 +48,7 @@ func New(o Options) *Server {
 	s := &Server{svc: o.Service, log: o.Logger}
 	s.p = edge.New(edge.Options{
 		Service: auth.ServiceBlob, Accounts: o.Accounts, Logger: o.Logger, Now: o.Now,
-		Settings: o.Service,
+		Settings: o.Service, KeepHeaderCase: true,
 	})
 	return s
 }

@@ -38,6 +38,9 @@ type Options struct {
 	// MinVersion is the oldest x-ms-version accepted; an older one is TooOldVersion.
 	MinVersion    string
 	TooOldVersion azerr.Code
+	// KeepHeaderCase keeps request header names as sent (the streaming server for Blob,
+	// which echoes metadata names in their case); lookups then fold case.
+	KeepHeaderCase bool
 }
 
 // Settings is where a service keeps per-account documents such as its service properties.
@@ -57,6 +60,7 @@ type Pipeline struct {
 	settings Settings
 	minVer   string
 	tooOld   azerr.Code
+	keepCase bool
 	// Request ids: a random per-process prefix and a counter, formatted like Azure's GUIDs.
 	idPrefix string
 	idSeq    atomic.Uint64
@@ -86,6 +90,7 @@ func New(o Options) *Pipeline {
 		settings: o.Settings,
 		minVer:   o.MinVersion,
 		tooOld:   o.TooOldVersion,
+		keepCase: o.KeepHeaderCase,
 		idPrefix: h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-",
 	}
 	for i := range o.Accounts {
@@ -124,7 +129,7 @@ func (p *Pipeline) Begin(c *Call, fc *fasthttp.RequestCtx) {
 	*c = Call{
 		FC: fc, Ctx: context.Background(), RequestID: p.newRequestID(), Start: time.Now(),
 		Method: MethodString(fc.Method()), Host: string(fc.Host()),
-		Header:    Header{&fc.Request.Header},
+		Header:    Header{H: &fc.Request.Header, Fold: p.keepCase},
 		XMLErrors: p.svc != auth.ServiceTable,
 	}
 	// The request-target as sent, still percent-encoded: signatures are computed over it,
@@ -166,7 +171,7 @@ func (p *Pipeline) LogRequest(c *Call) {
 func (p *Pipeline) setCommonHeaders(c *Call) {
 	h := &c.FC.Response.Header
 	h.Set("X-Ms-Request-Id", c.RequestID)
-	v := c.FC.Request.Header.Peek("X-Ms-Version")
+	v := c.Header.Peek("X-Ms-Version")
 	if len(v) == 0 {
 		// A SAS request may carry its version as sv instead (rare: parse the query for it).
 		if vals, err := url.ParseQuery(c.TargetQuery); err == nil {
@@ -177,7 +182,7 @@ func (p *Pipeline) setCommonHeaders(c *Call) {
 		v = []byte(DefaultVersion)
 	}
 	h.SetBytesV("X-Ms-Version", v)
-	if id := c.FC.Request.Header.Peek("X-Ms-Client-Request-Id"); len(id) > 0 {
+	if id := c.Header.Peek("X-Ms-Client-Request-Id"); len(id) > 0 {
 		h.SetBytesV("X-Ms-Client-Request-Id", id)
 	}
 }
@@ -237,7 +242,7 @@ func (p *Pipeline) CheckHeaders(c *Call) error {
 	if err := p.CheckVersion(c.Header.Get("X-Ms-Version")); err != nil {
 		return err
 	}
-	if id := c.FC.Request.Header.Peek("X-Ms-Client-Request-Id"); len(id) > 1024 {
+	if id := c.Header.Peek("X-Ms-Client-Request-Id"); len(id) > 1024 {
 		return azerr.New(azerr.InvalidHeaderValue)
 	}
 	return nil

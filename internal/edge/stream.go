@@ -13,5 +13,6 @@ import (
 func (p *Pipeline) NewStreamingHTTPServer(handler fasthttp.RequestHandler) *httpserve.Server {
 	s := p.NewHTTPServer(handler, 64<<10)
 	s.HTTP.StreamRequestBody = true
+	s.HTTP.DisableHeaderNamesNormalizing = p.keepCase
 	return s
 }
