@@ -75,17 +75,30 @@ func (s *Service) sweepLoop(interval time.Duration) {
 	defer s.done.Done()
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	var last time.Time
+	var cost time.Duration
 	for {
 		select {
 		case <-s.stop:
 			return
 		case <-t.C:
 		case <-s.gc.pokeCh:
-			// Garbage was made: sweep now (marks it), and the ticker's next sweep frees it.
+			// Garbage was made: sweep soon (that marks it; a later sweep frees it), but
+			// never more often than once a second or ten times the last sweep's cost, so
+			// that a stream of overwrites does not turn the sweep into a busy loop.
+			if wait := time.Until(last.Add(max(time.Second, 10*cost))); wait > 0 {
+				select {
+				case <-s.stop:
+					return
+				case <-time.After(wait):
+				}
+			}
 		}
+		began := time.Now()
 		if _, err := s.Sweep(context.Background()); err != nil {
 			s.log.Warn("blob sweep", "err", err)
 		}
+		last, cost = time.Now(), time.Since(began)
 	}
 }
 
