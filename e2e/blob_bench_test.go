@@ -31,7 +31,7 @@ func nullBlobServer(t *testing.T, size int) string {
 		t.Fatal(err)
 	}
 	body := make([]byte, size)
-	srv := &fasthttp.Server{StreamRequestBody: true, Handler: func(fc *fasthttp.RequestCtx) {
+	srv := &fasthttp.Server{StreamRequestBody: true, CloseOnShutdown: true, IdleTimeout: time.Second, Handler: func(fc *fasthttp.RequestCtx) {
 		if r := fc.RequestBodyStream(); r != nil {
 			_, _ = io.Copy(io.Discard, r)
 		}
