@@ -15,6 +15,8 @@ package httpserve
 import (
 	"context"
 	"crypto/tls"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -38,10 +40,25 @@ type Server struct {
 	// TLS, when set before Serve, serves HTTPS with it.
 	TLS   *tls.Config
 	conns connSet
+	// active counts handlers running, so that a forced shutdown can wait for them.
+	active   atomic.Int64
+	wrapOnce sync.Once
 }
+
+// ErrForcedClose is returned (wrapped) by Shutdown when its deadline passed and connections
+// still open were closed.
+var ErrForcedClose = errors.New("shutdown deadline passed")
 
 // Serve accepts connections on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
+	s.wrapOnce.Do(func() {
+		h := s.HTTP.Handler
+		s.HTTP.Handler = func(fc *fasthttp.RequestCtx) {
+			s.active.Add(1)
+			defer s.active.Add(-1)
+			h(fc)
+		}
+	})
 	var l net.Listener = &trackingListener{Listener: ln, set: &s.conns}
 	if s.TLS != nil {
 		l = tls.NewListener(l, s.TLS)
@@ -49,8 +66,10 @@ func (s *Server) Serve(ln net.Listener) error {
 	return s.HTTP.Serve(l)
 }
 
-// Shutdown stops accepting, lets requests in flight finish and closes every connection,
-// waiting up to ctx's deadline.
+// Shutdown stops accepting and lets requests in flight finish. When ctx ends first, it closes
+// the connections still open (a stalled client, a slow upload), waits for handlers already
+// running to return (every operation is bounded), and returns an error wrapping
+// ErrForcedClose.
 func (s *Server) Shutdown(ctx context.Context) error {
 	done := make(chan error, 1)
 	go func() { done <- s.HTTP.ShutdownWithContext(ctx) }()
@@ -58,14 +77,24 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	// until it is done.
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
+	var err error
+wait:
 	for {
 		s.conns.closeUnused()
 		select {
-		case err := <-done:
-			return err
+		case err = <-done:
+			break wait
 		case <-tick.C:
 		}
 	}
+	if err == nil {
+		return nil
+	}
+	n := s.conns.closeAll()
+	for s.active.Load() > 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	return fmt.Errorf("%w: closed %d connections still open: %w", ErrForcedClose, n, err)
 }
 
 // Linger asks that fc's connection, when it closes, first be half-closed and drained (in the
@@ -150,6 +179,20 @@ func (s *connSet) remove(c *trackedConn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.conns, c)
+}
+
+// closeAll closes every connection and returns how many there were.
+func (s *connSet) closeAll() int {
+	s.mu.Lock()
+	all := make([]*trackedConn, 0, len(s.conns))
+	for c := range s.conns {
+		all = append(all, c)
+	}
+	s.mu.Unlock()
+	for _, c := range all {
+		_ = c.Conn.Close()
+	}
+	return len(all)
 }
 
 // closeUnused closes the connections on which the client never sent a byte.
