@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -35,4 +36,36 @@ func TestFormatChoice(t *testing.T) {
 	if !strings.Contains(buf.String(), "msg=hello") {
 		t.Fatalf("text: %s", buf.String())
 	}
+}
+
+func TestBufferedFlushes(t *testing.T) {
+	var out syncBuf
+	b := NewBuffered(&out, 10*time.Millisecond)
+	_, _ = b.Write([]byte("a\n"))
+	for deadline := time.Now().Add(10 * time.Second); out.String() != "a\n"; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("not flushed by the ticker")
+		}
+	}
+	_, _ = b.Write([]byte("b\n"))
+	if err := b.Close(); err != nil || out.String() != "a\nb\n" {
+		t.Fatalf("after Close: %q %v", out.String(), err)
+	}
+}
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
