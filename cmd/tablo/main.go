@@ -67,6 +67,9 @@ func commands() []command {
 			_ = load.Main(ctx, []string{"-h"}, w, w)
 		}},
 		{"version", "print the version, commit and Go toolchain", version, nil},
+		{"healthcheck", "exit 0 if the Tablo on this machine answers GET /healthz on its admin port (for container health checks)", healthcheck, func(_ context.Context, w io.Writer) {
+			fmt.Fprintln(w, "usage: tablo healthcheck [--url URL]\n\nGETs http://127.0.0.1:$TABLO_ADMIN_PORT/healthz (default port 10010), or URL; exits 0 on 200 OK.")
+		}},
 		{"help", "list the commands, or show one command's flags: tablo help [command]", help, nil},
 	}
 }
