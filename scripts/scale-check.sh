@@ -280,8 +280,11 @@ MARKER='<!-- end of scale-check output -->'
 HEAD="# Scale"$'\n'"$START"
 NOTES=""
 if [[ -f $OUT ]] && grep -qxF "$MARKER" "$OUT" && grep -qxF "$START" "$OUT"; then
-	HEAD=$(sed -n "1,/^$START\$/p" "$OUT")
-	NOTES=$(sed -n "/^$MARKER\$/,\$p" "$OUT" | tail -n +2)
+	# Line numbers, not sed addresses: the markers contain slashes.
+	start_line=$(grep -nxF "$START" "$OUT" | head -1 | cut -d: -f1)
+	end_line=$(grep -nxF "$MARKER" "$OUT" | head -1 | cut -d: -f1)
+	HEAD=$(head -n "$start_line" "$OUT")
+	NOTES=$(tail -n +"$((end_line + 1))" "$OUT")
 fi
 mkdir -p "$(dirname "$OUT")"
 {
