@@ -395,7 +395,6 @@ func TestQueryErrors(t *testing.T) {
 		{url.Values{"$filter": {"A eq X'abc'"}}, true},
 		{url.Values{"$filter": {"A eq datetime'2020-13-01T00:00:00Z'"}}, true},
 		{url.Values{"$filter": {"A EQ 1"}}, true},
-		{url.Values{"$top": {"0"}}, false},
 		{url.Values{"$top": {"1001"}}, false},
 		{url.Values{"$top": {"-1"}}, false},
 		{url.Values{"$top": {"ten"}}, false},
@@ -428,6 +427,34 @@ func TestQueryErrors(t *testing.T) {
 			t.Errorf("%v: %d %s", p, status, body)
 		}
 	}
+}
+
+// TestQueryTopZero: $top=0 is an empty page without continuation (as Azure answers), for
+// entities and tables alike; the table must still exist.
+func TestQueryTopZero(t *testing.T) {
+	ts := startServer(t)
+	tc := ts.newTable(t)
+	for i := range 3 {
+		mustAdd(t, tc, "p", fmt.Sprintf("r%d", i), i)
+	}
+	pager := tc.NewListEntitiesPager(&aztables.ListEntitiesOptions{Top: to.Ptr[int32](0)})
+	page, err := pager.NextPage(ctx)
+	if err != nil {
+		t.Fatalf("$top=0: %v", err)
+	}
+	if len(page.Entities) != 0 || page.NextPartitionKey != nil || page.NextRowKey != nil || pager.More() {
+		t.Errorf("$top=0: %d entities, continuation %v/%v", len(page.Entities), page.NextPartitionKey, page.NextRowKey)
+	}
+	tp := ts.service(t).NewListTablesPager(&aztables.ListTablesOptions{Top: to.Ptr[int32](0)})
+	tpage, err := tp.NextPage(ctx)
+	if err != nil {
+		t.Fatalf("tables $top=0: %v", err)
+	}
+	if len(tpage.Tables) != 0 || tpage.NextTableName != nil || tp.More() {
+		t.Errorf("tables $top=0: %d tables, continuation %v", len(tpage.Tables), tpage.NextTableName)
+	}
+	_, err = ts.service(t).NewClient("nosuchtable").NewListEntitiesPager(&aztables.ListEntitiesOptions{Top: to.Ptr[int32](0)}).NextPage(ctx)
+	wantCode(t, err, 404, "TableNotFound")
 }
 
 func asQueryResponseError(err error, re **azcore.ResponseError) bool {

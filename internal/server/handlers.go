@@ -88,8 +88,9 @@ func (s *Server) queryTables(c *call) (*reply, error) {
 			return nil, err
 		}
 	}
+	emptyPage := false
 	if c.query.hasTop {
-		if tq.Top, err = query.ParseTop(c.query.top); err != nil {
+		if emptyPage, err = parseTop(c.query.top, &tq.Top); err != nil {
 			return nil, err
 		}
 	}
@@ -103,9 +104,11 @@ func (s *Server) queryTables(c *call) (*reply, error) {
 			return nil, err
 		}
 	}
-	page, err := s.svc.ListTables(c.ctx, c.account, tq)
-	if err != nil {
-		return nil, err
+	var page table.TablePage
+	if !emptyPage {
+		if page, err = s.svc.ListTables(c.ctx, c.account, tq); err != nil {
+			return nil, err
+		}
 	}
 	base := c.baseURL()
 	b := []byte("{")
@@ -416,8 +419,9 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 			return nil, err
 		}
 	}
+	emptyPage := false
 	if c.query.hasTop {
-		if q.Top, err = query.ParseTop(c.query.top); err != nil {
+		if emptyPage, err = parseTop(c.query.top, &q.Top); err != nil {
 			return nil, err
 		}
 	}
@@ -455,17 +459,26 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 	}
 	b = append(b, `"value":[`...)
 	n := 0
-	// Each entity goes from its stored form straight into the page (r is valid only during
-	// the call, which is all AppendJSONRaw needs).
-	info, err := s.svc.QueryEntities(c.ctx, c.account, c.res.table, q, func(r entity.Raw) (bool, error) {
-		if n > 0 {
-			b = append(b, ',')
+	var info table.PageInfo
+	if emptyPage {
+		// $top=0: no entities and no continuation, but the table must exist.
+		if _, err = s.svc.GetTable(c.ctx, c.account, c.res.table); azerr.Is(err, azerr.ResourceNotFound) {
+			err = azerr.New(azerr.TableNotFound) // what a query of a missing table answers
 		}
-		n++
-		var err error
-		b, err = entity.AppendJSONRaw(b, r, o)
-		return len(b) < maxPageBytes, err
-	})
+		info.Plan = "none"
+	} else {
+		// Each entity goes from its stored form straight into the page (r is valid only
+		// during the call, which is all AppendJSONRaw needs).
+		info, err = s.svc.QueryEntities(c.ctx, c.account, c.res.table, q, func(r entity.Raw) (bool, error) {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			n++
+			var err error
+			b, err = entity.AppendJSONRaw(b, r, o)
+			return len(b) < maxPageBytes, err
+		})
+	}
 	if err != nil {
 		buf.b = b
 		s.pages.put(buf)
@@ -483,6 +496,20 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 	buf.b = b
 	rp.header, rp.body, rp.pooled, rp.pool = h, b, buf, &s.pages
 	return rp, nil
+}
+
+// parseTop parses a $top that was sent: an empty value leaves *top unset (0, a full page);
+// empty reports $top=0, which Azure answers with an empty page.
+func parseTop(v string, top *int) (empty bool, err error) {
+	n, err := query.ParseTop(v)
+	if err != nil {
+		return false, err
+	}
+	if n < 0 {
+		return false, nil
+	}
+	*top = n
+	return n == 0, nil
 }
 
 func planHeader(info table.PageInfo) string {
