@@ -243,6 +243,10 @@ func (s *Server) serve(c *call) error {
 	if err := s.authenticate(c, op); err != nil {
 		return err
 	}
+	if c.secondary && op.writes() {
+		// The secondary endpoint is a read-only replica: Azure refuses writes to it.
+		return azerr.New(azerr.InsufficientAccountPermissions)
+	}
 	return s.dispatch(c, op, method)
 }
 
@@ -280,6 +284,11 @@ func (s *Server) resolveAccount(c *call) error {
 	}
 	if a, ok := strings.CutSuffix(account, "-secondary"); ok {
 		account, c.secondary = a, true
+		if pathStyle {
+			// The Python SDK and az CLI address the emulator's secondary as
+			// /{account}-secondary/{account}/…: the repeated account is the service root.
+			c.rawPath = trimAccountSegment(c.rawPath, account)
+		}
 	}
 	c.account, c.pathStyle = account, pathStyle
 	if _, ok := s.accounts[account]; !ok {
@@ -287,6 +296,19 @@ func (s *Server) resolveAccount(c *call) error {
 		return azerr.New(azerr.AuthenticationFailed)
 	}
 	return nil
+}
+
+// trimAccountSegment drops a leading "/"+account segment from the path after the account
+// (ending there or followed by '/'); the rest of the path is kept as sent.
+func trimAccountSegment(rawPath, account string) string {
+	rest, ok := strings.CutPrefix(rawPath, "/"+account)
+	if !ok || rest != "" && rest[0] != '/' {
+		return rawPath
+	}
+	if rest == "" {
+		return "/"
+	}
+	return rest
 }
 
 // isIP reports whether host is an IP address as net.ParseIP reads one (no zone), without
