@@ -370,11 +370,11 @@ func entityOp(op operation, ifMatch []string, in *entity.Entity) (table.Op, erro
 			o.Kind, o.IfMatch = table.Merge, *cond
 		}
 	case opDeleteEntity:
-		o.Kind = table.Delete
-		o.IfMatch = table.IfMatch{Any: true} // SDKs always send one; absent means any
-		if cond != nil {
-			o.IfMatch = *cond
+		// Azure requires If-Match ("*" or an ETag) on a delete; the SDKs always send it.
+		if cond == nil {
+			return table.Op{}, azerr.New(azerr.MissingRequiredHeader)
 		}
+		o.Kind, o.IfMatch = table.Delete, *cond
 	}
 	return o, nil
 }
