@@ -164,7 +164,7 @@ func (s *Server) newCall(fc *fasthttp.RequestCtx) *call {
 
 func (s *Server) logRequest(c *call) {
 	level := slog.LevelInfo
-	if c.status >= 500 {
+	if c.status >= 500 && c.status != http.StatusNotImplemented { // 501: the client asked for an unsupported feature
 		level = slog.LevelError
 	}
 	if !s.log.Enabled(c.ctx, level) {
@@ -242,6 +242,9 @@ func (s *Server) serve(c *call) error {
 	}
 	if err := s.authenticate(c, op); err != nil {
 		return err
+	}
+	if c.query.unsupported != "" && op != opPreflight {
+		return azerr.Newf(azerr.NotImplemented, "The requested operation is not implemented on the specified resource. The query option %s is not supported.", c.query.unsupported)
 	}
 	if c.secondary && op.writes() {
 		// The secondary endpoint is a read-only replica: Azure refuses writes to it.
@@ -471,7 +474,7 @@ func (s *Server) writeError(c *call, err error) {
 		return
 	}
 	e := azerr.From(err)
-	if e.Code == azerr.InternalError || e.Code.Status() >= 500 {
+	if e.Code == azerr.InternalError || e.Code.Status() >= 500 && e.Code != azerr.NotImplemented {
 		s.log.Error("request failed", "request_id", c.requestID, "err", err)
 	}
 	msg := e.Message() + "\nRequestId:" + c.requestID + "\nTime:" + s.now().UTC().Format("2006-01-02T15:04:05.0000000Z")
