@@ -40,7 +40,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 		return nil, err
 	}
 	svc := table.New(db, table.Options{Logger: log, ColumnCacheBytes: cfg.ColumnCacheBytes})
-	srv := server.New(server.Options{Service: svc, Accounts: cfg.Accounts, Logger: log})
+	srv := server.New(server.Options{Service: svc, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow})
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.TablePort))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

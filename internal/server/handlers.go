@@ -528,12 +528,20 @@ func appendJSONError(b []byte, code, msg string) []byte {
 	return append(b, "}}}"...)
 }
 
-func appendXMLError(b []byte, code, msg string) []byte {
+// appendXMLError writes the storage-common XML error; detail, when set, is Azure's
+// AuthenticationErrorDetail element.
+func appendXMLError(b []byte, code, msg, detail string) []byte {
 	b = append(b, `<?xml version="1.0" encoding="utf-8"?><Error><Code>`...)
 	b = appendXMLText(b, code)
 	b = append(b, "</Code><Message>"...)
 	b = appendXMLText(b, msg)
-	return append(b, "</Message></Error>"...)
+	b = append(b, "</Message>"...)
+	if detail != "" {
+		b = append(b, "<AuthenticationErrorDetail>"...)
+		b = appendXMLText(b, detail)
+		b = append(b, "</AuthenticationErrorDetail>"...)
+	}
+	return append(b, "</Error>"...)
 }
 
 func appendXMLText(b []byte, s string) []byte {

@@ -37,10 +37,17 @@ type Options struct {
 	Service  *table.Service
 	Accounts []auth.Account
 	Logger   *slog.Logger
-	// Now is the clock for error timestamps and SAS expiry (default time.Now). The Date
-	// header is fasthttp's (its clock, formatted once a second).
+	// Now is the clock for error timestamps, request dates and SAS expiry (default
+	// time.Now). The Date header is fasthttp's (its clock, formatted once a second).
 	Now func() time.Time
+	// RequestDateWindow is how far a Shared Key request's date may lie from Now (default
+	// DefaultRequestDateWindow, Azure's).
+	RequestDateWindow time.Duration
 }
+
+// DefaultRequestDateWindow is Azure's limit on a Shared Key request's date: older (or
+// later) requests are refused, so a captured request cannot be replayed for long.
+const DefaultRequestDateWindow = 15 * time.Minute
 
 // Server is the Table service's request handler (Handle, for a fasthttp.Server).
 type Server struct {
@@ -49,6 +56,8 @@ type Server struct {
 	accounts map[string]*auth.Verifier
 	log      *slog.Logger
 	now      func() time.Time
+	// dateWindow bounds a Shared Key request's date around now.
+	dateWindow time.Duration
 	// Request ids: a random per-process prefix and a counter, formatted like Azure's GUIDs.
 	idPrefix string
 	idSeq    atomic.Uint64
@@ -68,17 +77,21 @@ func New(o Options) *Server {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.RequestDateWindow <= 0 {
+		o.RequestDateWindow = DefaultRequestDateWindow
+	}
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
 	h := hex.EncodeToString(rnd[:])
 	s := &Server{
-		svc:      o.Service,
-		accounts: map[string]*auth.Verifier{},
-		log:      o.Logger,
-		now:      o.Now,
-		idPrefix: h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-",
-		pages:    bufferPool{size: 64 << 10},
-		bodies:   bufferPool{size: 4 << 10},
+		svc:        o.Service,
+		accounts:   map[string]*auth.Verifier{},
+		log:        o.Logger,
+		now:        o.Now,
+		dateWindow: o.RequestDateWindow,
+		idPrefix:   h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-",
+		pages:      bufferPool{size: 64 << 10},
+		bodies:     bufferPool{size: 4 << 10},
 	}
 	for i := range o.Accounts {
 		s.accounts[o.Accounts[i].Name] = auth.NewVerifier(&o.Accounts[i])
@@ -478,11 +491,20 @@ func (s *Server) writeError(c *call, err error) {
 		s.log.Error("request failed", "request_id", c.requestID, "err", err)
 	}
 	msg := e.Message() + "\nRequestId:" + c.requestID + "\nTime:" + s.now().UTC().Format("2006-01-02T15:04:05.0000000Z")
+	// Azure says why authentication failed (AuthenticationErrorDetail): an element of its
+	// XML error; JSON has no such member, so there it ends the message's first line.
+	detail := ""
+	if e.Code == azerr.AuthenticationFailed {
+		detail = auth.Detail(err)
+	}
 	rp := &reply{status: e.Status(), errorCode: string(e.Code)}
 	if c.xmlErrors {
 		rp.contentType = "application/xml"
-		rp.body = appendXMLError(nil, string(e.Code), msg)
+		rp.body = appendXMLError(nil, string(e.Code), msg, detail)
 	} else {
+		if detail != "" {
+			msg = e.Message() + " " + detail + msg[len(e.Message()):]
+		}
 		rp.contentType = jsonContentType(c.level)
 		rp.body = appendJSONError(nil, string(e.Code), msg)
 	}
