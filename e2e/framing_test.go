@@ -51,7 +51,6 @@ func TestHeaderFramingRefused(t *testing.T) {
 	}
 }
 
-
 // rawRequest writes raw to a new connection and returns the answer's status and whether the
 // server closes the connection after it.
 func rawRequest(t *testing.T, addr, raw string) (int, bool) {
