@@ -161,6 +161,9 @@ func (s *Server) appendTable(b []byte, c *call, name string, single bool) []byte
 }
 
 func (s *Server) createTable(c *call) (*reply, error) {
+	if err := refuseAtom(c); err != nil {
+		return nil, err
+	}
 	body, err := readBody(c, maxEntityBody)
 	if err != nil {
 		return nil, err
