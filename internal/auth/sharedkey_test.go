@@ -273,3 +273,49 @@ func TestSplitRequestURI(t *testing.T) {
 		}
 	}
 }
+
+// TestParseHTTPDate: the positional fast path agrees with time.Parse on valid dates and
+// leaves everything else to it.
+func TestParseHTTPDate(t *testing.T) {
+	for _, tt := range []struct {
+		in string
+		ok bool
+	}{
+		{"Wed, 01 Jan 2025 00:00:00 GMT", true},
+		{"Sun, 06 Nov 1994 08:49:37 GMT", true},
+		{"Thu, 29 Feb 2024 23:59:59 GMT", true},
+		{"Sunday, 06-Nov-94 08:49:37 GMT", true},
+		{"Fri, 29 Feb 2025 00:00:00 GMT", false},
+		{"Wed, 31 Apr 2025 00:00:00 GMT", false},
+		{"Wed, 01 Jan 2025 24:00:00 GMT", false},
+		{"Wed, 01 Foo 2025 00:00:00 GMT", false},
+		{"Wed, 01 Jan 2025 00:00:00 UTC", false},
+		{"Wed, 01 Jan 2025 00:00:00 +0000", false},
+		{"Wed, 1 Jan 2025 00:00:00 GMT", false},
+		{"2025-01-01T00:00:00Z", false},
+		{"", false},
+	} {
+		got, ok := parseHTTPDate(tt.in)
+		if ok != tt.ok {
+			t.Errorf("%q: ok %v, want %v", tt.in, ok, tt.ok)
+			continue
+		}
+		if ok {
+			want, err := time.Parse(time.RFC1123, tt.in)
+			if err != nil {
+				want, err = time.Parse(time.RFC850, tt.in)
+			}
+			if err != nil || !got.Equal(want) {
+				t.Errorf("%q: %v, time.Parse says %v (%v)", tt.in, got, want, err)
+			}
+		}
+	}
+}
+
+func BenchmarkParseHTTPDate(b *testing.B) {
+	for b.Loop() {
+		if _, ok := parseHTTPDate("Wed, 01 Jan 2025 00:00:00 GMT"); !ok {
+			b.Fatal("refused")
+		}
+	}
+}

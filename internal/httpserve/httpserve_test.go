@@ -179,3 +179,24 @@ func TestBadFraming(t *testing.T) {
 type quietLogger struct{}
 
 func (quietLogger) Printf(string, ...any) {}
+
+// FuzzBadFraming: badFraming agrees with a plain line-by-line reading of the rule.
+func FuzzBadFraming(f *testing.F) {
+	for _, s := range []string{"Host: x\r\n\r\n", "A b: c\r\n", "A: b\r\n c\r\n", "\tA: b\n", ":\n ", "A: b:c d\r\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		want := false
+		for _, line := range strings.Split(raw, "\n") {
+			if strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t") {
+				want = true
+			}
+			if name, _, ok := strings.Cut(line, ":"); ok && name != "" && strings.ContainsAny(name, " \t") {
+				want = true
+			}
+		}
+		if got := badFraming([]byte(raw)); got != want {
+			t.Fatalf("badFraming(%q) = %v, want %v", raw, got, want)
+		}
+	})
+}
