@@ -56,8 +56,6 @@ type Server struct {
 	accounts map[string]*auth.Verifier
 	log      *slog.Logger
 	now      func() time.Time
-	// dateWindow bounds a Shared Key request's date around now.
-	dateWindow time.Duration
 	// Request ids: a random per-process prefix and a counter, formatted like Azure's GUIDs.
 	idPrefix string
 	idSeq    atomic.Uint64
@@ -67,6 +65,8 @@ type Server struct {
 	bodies bufferPool
 	// props caches each account's decoded service properties (CORS rules).
 	props propsCache
+	// dateWindow bounds a Shared Key request's date around now.
+	dateWindow time.Duration
 }
 
 // New returns a Server.
