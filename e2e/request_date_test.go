@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -60,7 +61,9 @@ func TestRequestDates(t *testing.T) {
 	for _, r := range refused {
 		t.Run(r.what, func(t *testing.T) {
 			status, h, body := datedRequest(t, ts.endpoint, "POST", "/"+name, r.date, "", r.date, `{"PartitionKey":"p","RowKey":"`+r.what+`"}`)
-			if status != 403 || h.Get("x-ms-error-code") != "AuthenticationFailed" || !strings.Contains(body, r.detail) {
+			// JSON has no detail member: it is a line of the message, before RequestId.
+			if status != 403 || h.Get("x-ms-error-code") != "AuthenticationFailed" || !strings.Contains(body, `\nAuthenticationErrorDetail:`) ||
+				!strings.Contains(body, r.detail) || !regexp.MustCompile(`\\nRequestId:[0-9a-f-]+\\nTime:[0-9T:.-]+Z"`).MatchString(body) {
 				t.Errorf("insert: %d %s", status, body)
 			}
 			// The XML endpoints carry Azure's AuthenticationErrorDetail element.

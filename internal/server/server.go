@@ -492,7 +492,8 @@ func (s *Server) writeError(c *call, err error) {
 	}
 	msg := e.Message() + "\nRequestId:" + c.requestID + "\nTime:" + s.now().UTC().Format("2006-01-02T15:04:05.0000000Z")
 	// Azure says why authentication failed (AuthenticationErrorDetail): an element of its
-	// XML error; JSON has no such member, so there it ends the message's first line.
+	// XML error; JSON has no such member, so there it is a line of the message, before
+	// RequestId and Time (which end every message).
 	detail := ""
 	if e.Code == azerr.AuthenticationFailed {
 		detail = auth.Detail(err)
@@ -503,7 +504,7 @@ func (s *Server) writeError(c *call, err error) {
 		rp.body = appendXMLError(nil, string(e.Code), msg, detail)
 	} else {
 		if detail != "" {
-			msg = e.Message() + " " + detail + msg[len(e.Message()):]
+			msg = e.Message() + "\nAuthenticationErrorDetail:" + detail + msg[len(e.Message()):]
 		}
 		rp.contentType = jsonContentType(c.level)
 		rp.body = appendJSONError(nil, string(e.Code), msg)
