@@ -97,7 +97,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	}
 	a.db = db
 	a.svc = table.New(db, table.Options{Logger: log, ColumnCacheBytes: cfg.ColumnCacheBytes})
-	tableSrv := server.New(server.Options{Service: a.svc, Accounts: cfg.Accounts, Logger: log})
+	tableSrv := server.New(server.Options{Service: a.svc, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow})
 	for _, l := range a.listeners {
 		switch l.service {
 		case "Table":

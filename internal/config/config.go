@@ -38,6 +38,9 @@ type Config struct {
 	GroupCommitWindow time.Duration
 	// ColumnCacheBytes is the memory budget of the filtered-scan column cache (0 = off).
 	ColumnCacheBytes int64
+	// RequestDateWindow is how far a Shared Key request's date may lie from the server's
+	// clock (0 = Azure's 15 minutes).
+	RequestDateWindow time.Duration
 }
 
 // Defaults for the zero values a Config built in code may leave.
@@ -67,6 +70,7 @@ func (c *Config) flags() []Flag {
 		{"shutdown-timeout", Duration(&c.ShutdownTimeout, DefaultShutdownTimeout), "on SIGINT/SIGTERM, how long requests in flight may finish before connections are closed"},
 		{"group-commit-window", Duration(&c.GroupCommitWindow, pebblestore.DefaultGroupCommitWindow), "how long a WAL fsync may wait for more concurrent writes to share it, when more writers are active than twice the CPUs; negative = never wait"},
 		{"column-cache-mb", MiB(&c.ColumnCacheBytes, 64), "memory for the column cache that serves filtered table scans, in MiB; 0 turns it off"},
+		{"request-date-window", PositiveDuration(&c.RequestDateWindow, 15*time.Minute), "how far a Shared Key request's x-ms-date (or Date) may lie from the server's clock before it is refused, as Azure refuses it after 15m; widen it if test clocks drift"},
 		{"pprof", String(&c.PprofAddr, ""), "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (off when empty)"},
 	}
 }

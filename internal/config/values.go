@@ -109,6 +109,23 @@ func (v durationValue) String() string {
 }
 func (durationValue) Type() string { return "duration" }
 
+type positiveDurationValue struct{ durationValue }
+
+// PositiveDuration binds a duration flag that must be greater than zero.
+func PositiveDuration(p *time.Duration, def time.Duration) Value {
+	*p = def
+	return positiveDurationValue{durationValue{p}}
+}
+
+func (v positiveDurationValue) Set(s string) error {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d <= 0 {
+		return fmt.Errorf("not a positive duration: want a number with a unit, e.g. 30s, 15m, 2h")
+	}
+	*v.p = d
+	return nil
+}
+
 type mibValue struct{ p *int64 }
 
 // MiB binds a size flag given in MiB (0 to 1 TiB) to p, which holds bytes; def is in MiB.
