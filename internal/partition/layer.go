@@ -140,7 +140,7 @@ type rangeState struct {
 type serverState struct {
 	id         int
 	w          window
-	hotSince   int64
+	heat       heat
 	lastAction int64
 	ranges     int
 }
@@ -159,7 +159,7 @@ func New(o Options) *Layer {
 	l.partPerTick = perTick(o.PartitionTarget, o.Tick)
 	l.serverPerTick = perTick(o.ServerCapacity, o.Tick)
 	for i := range o.Servers {
-		l.servers = append(l.servers, &serverState{id: i, hotSince: -1, lastAction: -1 << 62})
+		l.servers = append(l.servers, &serverState{id: i, heat: coldHeat, lastAction: -1 << 62})
 	}
 	return l
 }
@@ -300,7 +300,7 @@ func (l *Layer) Admit(op *Op, now time.Time) Ticket {
 		e := tbl.keys.add(op.Key, uint64(ents))
 		tk.entry = e
 		ec := e.w.cur(t)
-		if reason == reasonNone && l.o.Emulate && e.hotSince >= 0 && t-e.hotSince >= l.heatTicks &&
+		if reason == reasonNone && l.o.Emulate && e.heat.hot(t, l.heatTicks) &&
 			ec.readEnts+ec.writeEnts >= l.partPerTick {
 			reason = reasonPartition
 		}
@@ -311,7 +311,7 @@ func (l *Layer) Admit(op *Op, now time.Time) Ticket {
 			ec.busy++
 		}
 	}
-	if reason == reasonNone && l.o.Emulate && srv.hotSince >= 0 && t-srv.hotSince >= l.heatTicks &&
+	if reason == reasonNone && l.o.Emulate && srv.heat.hot(t, l.heatTicks) &&
 		sc.readEnts+sc.writeEnts >= l.serverPerTick {
 		reason = reasonServer
 	}
@@ -359,19 +359,17 @@ func (l *Layer) refuse(tk *Ticket, r reason, acct *accountState) {
 
 // AfterFault says what happens to the reply of an operation that has run: answer err
 // instead (the reply is lost), drop the connection, or delay the reply. All zero: send it.
-func (tk *Ticket) AfterFault() (err error, drop bool, delay time.Duration) {
+func (l *Layer) AfterFault(tk *Ticket) (err error, drop bool, delay time.Duration) {
 	if tk.after == nil || tk.refused {
 		return nil, false, 0
 	}
 	f := tk.after
+	l.countFault(f)
 	return f.err(), f.kind == faultDrop, f.latency
 }
 
 // Finish records the outcome of a request Admit let through (or refused).
 func (l *Layer) Finish(tk *Ticket, r Result) {
-	if tk.after != nil && !tk.refused && r.Status < 300 {
-		l.countFault(tk.after)
-	}
 	if tk.tbl == nil {
 		return
 	}
@@ -502,23 +500,10 @@ func (l *Layer) advance(t int64) {
 	}
 	prev := l.tick
 	l.tick = t
-	// Only the tick just completed (t-1) can have had load; with a gap, every state cools.
-	done := t - 1
-	if done != prev {
-		done = -1
-	}
-	hot := func(since *int64, c counts, target uint32) {
-		if done >= 0 && c.demand > target {
-			if *since < 0 {
-				*since = done
-			}
-			return
-		}
-		*since = -1
-	}
+	// Tick prev is now complete; the ticks after it, up to t-1, saw no request at all.
+	silent := t - 1 - prev
 	for _, s := range l.servers {
-		c := s.w.tick(done)
-		hot(&s.hotSince, c, l.serverPerTick)
+		s.heat.update(prev, s.w.tick(prev).demand, silent, l.serverPerTick, l.heatTicks)
 	}
 	halve := t/halveEvery != prev/halveEvery
 	for _, tb := range l.tables {
@@ -526,11 +511,11 @@ func (l *Layer) advance(t int64) {
 			tb.keys.halve()
 		}
 		for _, e := range tb.keys.heap {
-			hot(&e.hotSince, e.w.tick(done), l.partPerTick)
+			e.heat.update(prev, e.w.tick(prev).demand, silent, l.partPerTick, l.heatTicks)
 		}
 		for _, r := range tb.ranges {
 			// Engage the finder while the range's server is over capacity (the decider).
-			if l.servers[r.server].hotSince >= 0 {
+			if l.servers[r.server].heat.since >= 0 {
 				if r.fnd == nil {
 					r.fnd = &finder{start: t}
 				}
@@ -540,7 +525,7 @@ func (l *Layer) advance(t int64) {
 		}
 	}
 	for _, s := range l.servers {
-		if s.hotSince >= 0 && t-s.hotSince >= l.heatTicks && t-s.lastAction >= l.heatTicks {
+		if s.heat.hot(t, l.heatTicks) && s.w.tick(t-1).demand > l.serverPerTick && t-s.lastAction >= l.heatTicks {
 			l.rebalance(s, t)
 		}
 	}
@@ -619,3 +604,34 @@ func (l *Layer) event(e Event) {
 	}
 	l.events = append(l.events, e)
 }
+
+// heat tracks how long something has been above its target. It turns hot after the heat
+// period above target and cools only after as long below it: clients that back off after a
+// ServerBusy lower the demand for a moment without the partition having cooled.
+type heat struct {
+	since int64 // first tick of the current run above target; -1: cold
+	below int64 // consecutive ticks below target since
+}
+
+var coldHeat = heat{since: -1}
+
+// update judges the complete tick done on its demand, then silent ticks without load.
+func (h *heat) update(done int64, demand uint32, silent int64, target uint32, heatTicks int64) {
+	if demand > target {
+		if h.since < 0 {
+			h.since = done
+		}
+		h.below = 0
+	} else if h.since >= 0 {
+		h.below++
+	}
+	if h.since >= 0 {
+		h.below += silent
+		if h.below >= heatTicks {
+			*h = coldHeat
+		}
+	}
+}
+
+// hot reports whether the heat period has passed since the run began.
+func (h *heat) hot(now, heatTicks int64) bool { return h.since >= 0 && now-h.since >= heatTicks }

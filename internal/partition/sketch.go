@@ -19,7 +19,7 @@ type keyEntry struct {
 	count, err uint64
 	pos        int // index in heap
 	w          window
-	hotSince   int64 // first tick of the current run above target; -1 when not hot
+	heat       heat
 }
 
 func newSketch(k int) *sketch {
@@ -36,7 +36,7 @@ func (s *sketch) add(key string, w uint64) *keyEntry {
 		return e
 	}
 	if len(s.heap) < s.k {
-		e := &keyEntry{key: key, count: w, pos: len(s.heap), hotSince: -1}
+		e := &keyEntry{key: key, count: w, pos: len(s.heap), heat: coldHeat}
 		s.heap = append(s.heap, e)
 		s.byKey[key] = e
 		s.up(e.pos)
@@ -44,7 +44,7 @@ func (s *sketch) add(key string, w uint64) *keyEntry {
 	}
 	e := s.heap[0]
 	delete(s.byKey, e.key)
-	*e = keyEntry{key: key, err: e.count, count: e.count + w, pos: 0, hotSince: -1}
+	*e = keyEntry{key: key, err: e.count, count: e.count + w, pos: 0, heat: coldHeat}
 	s.byKey[key] = e
 	s.down(0)
 	return e

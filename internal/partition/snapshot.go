@@ -160,7 +160,7 @@ func (l *Layer) Snapshot(now time.Time, topKeys int) Snapshot {
 	}
 	slices.SortFunc(s.Accounts, func(a, b AccountView) int { return cmp.Compare(a.Name, b.Name) })
 	for _, srv := range l.servers {
-		s.Servers = append(s.Servers, ServerView{srv.id, srv.ranges, rt(&srv.w), srv.hotSince >= 0})
+		s.Servers = append(s.Servers, ServerView{srv.id, srv.ranges, rt(&srv.w), srv.heat.since >= 0})
 	}
 	for _, tb := range l.tables {
 		st := &tb.stats
@@ -194,7 +194,7 @@ func (l *Layer) Snapshot(now time.Time, topKeys int) Snapshot {
 		for _, e := range tb.keys.heap {
 			tv.Partitions = append(tv.Partitions, PartitionView{
 				Account: tb.key.account, Table: tb.display, Key: e.key, Rates: rt(&e.w),
-				Count: e.count, Err: e.err, Exact: e.err == 0, Hot: e.hotSince >= 0,
+				Count: e.count, Err: e.err, Exact: e.err == 0, Hot: e.heat.since >= 0,
 			})
 		}
 		slices.SortFunc(tv.Partitions, func(a, b PartitionView) int {
