@@ -89,16 +89,13 @@ type Layer struct {
 	mu       sync.Mutex
 	tick     int64 // the newest tick seen
 	rnd      *rand.Rand
-	accounts map[accountKey]*accountState
+	// accounts[service][name]; each account maps its tables by lower-case name, and tables
+	// lists them all (for the per-tick pass).
+	accounts [numServices]map[string]*accountState
 	tables   map[tableKey]*tableState
 	servers  []*serverState
 	events   []Event
 	busy     [numReasons]uint64
-}
-
-type accountKey struct {
-	svc  Service
-	name string
 }
 
 type tableKey struct {
@@ -113,8 +110,7 @@ type accountState struct {
 	w       window
 	total   uint64
 	busy    uint64
-	tables  int
-	display string
+	tables  map[string]*tableState
 }
 
 type tableState struct {
@@ -151,7 +147,6 @@ func New(o Options) *Layer {
 	l := &Layer{
 		o:         o,
 		rnd:       rand.New(rand.NewPCG(o.Seed, 0x7ab10)),
-		accounts:  map[accountKey]*accountState{},
 		tables:    map[tableKey]*tableState{},
 		heatTicks: max(1, int64((o.Heat+o.Tick-1)/o.Tick)),
 		moveTicks: max(1, int64((o.Move+o.Tick-1)/o.Tick)),
@@ -243,7 +238,7 @@ func (l *Layer) Admit(op *Op, now time.Time) Ticket {
 		l.refuse(&tk, reason, acct)
 		return tk
 	}
-	tbl := l.table(op)
+	tbl := l.table(op, acct)
 	tk.tbl = tbl
 	tbl.stats.kinds[op.Kind]++
 	tbl.stats.bytesIn += uint64(max(op.BytesIn, 0))
@@ -275,10 +270,10 @@ func (l *Layer) Admit(op *Op, now time.Time) Ticket {
 	}
 	tk.RangeCount = last - first + 1
 	tbl.stats.touched[min(tk.RangeCount, len(tbl.stats.touched)-1)]++
-	var names strings.Builder
+	var names strings.Builder // only queries name their ranges (in the query plan)
 	for i := first; i <= last; i++ {
 		r := tbl.ranges[i]
-		if names.Len() < 200 {
+		if op.Kind.query() && names.Len() < 200 {
 			if i > first {
 				names.WriteByte(',')
 			}
@@ -322,10 +317,11 @@ func (l *Layer) Admit(op *Op, now time.Time) Ticket {
 		}
 		rng.fnd.record(l.rnd, op.Key, hi, op.Kind.query() && op.Open)
 	}
-	for _, w := range []*counts{rc, sc, tc} {
+	served := counts{readOps: c.readOps, writeOps: c.writeOps, writeEnts: c.writeEnts}
+	for _, w := range [...]*counts{rc, sc, tc} {
 		w.demand += c.demand
 		if reason == reasonNone {
-			w.add(counts{readOps: c.readOps, writeOps: c.writeOps, writeEnts: c.writeEnts})
+			w.add(served)
 		} else {
 			w.busy++
 		}
@@ -405,38 +401,43 @@ func (l *Layer) Finish(tk *Ticket, r Result) {
 func (l *Layer) tickOf(now time.Time) int64 { return now.UnixNano() / int64(l.o.Tick) }
 
 func (l *Layer) account(op *Op) *accountState {
-	k := accountKey{op.Service, op.Account}
-	a := l.accounts[k]
+	svc := op.Service
+	if svc >= numServices {
+		svc = 0
+	}
+	if l.accounts[svc] == nil {
+		l.accounts[svc] = map[string]*accountState{}
+	}
+	a := l.accounts[svc][op.Account]
 	if a == nil {
 		target := l.o.AccountTarget
 		if v, ok := l.o.AccountTargets[op.Account]; ok && v > 0 {
 			target = v
 		}
-		k.name = strings.Clone(k.name)
-		a = &accountState{name: k.name, svc: op.Service, target: perTick(target, l.o.Tick)}
-		l.accounts[k] = a
+		name := strings.Clone(op.Account)
+		a = &accountState{name: name, svc: svc, target: perTick(target, l.o.Tick), tables: map[string]*tableState{}}
+		l.accounts[svc][name] = a
 	}
 	return a
 }
 
 // table returns the table's state, creating it with one range partition on the least busy
 // server. Names are case-insensitive (as Azure's table names are).
-func (l *Layer) table(op *Op) *tableState {
+func (l *Layer) table(op *Op, acct *accountState) *tableState {
 	name := op.Container
 	if hasUpper(name) {
 		name = strings.ToLower(name)
 	}
-	k := tableKey{op.Service, op.Account, name}
-	tb := l.tables[k]
+	tb := acct.tables[name]
 	if tb == nil {
-		k.account, k.name = strings.Clone(k.account), strings.Clone(k.name)
+		k := tableKey{acct.svc, acct.name, strings.Clone(name)}
 		tb = &tableState{key: k, display: strings.Clone(op.Container), keys: newSketch(l.o.TrackedKeys)}
 		srv := l.idlest(-1)
 		tb.ranges = []*rangeState{{id: 0, server: srv.id}}
 		srv.ranges++
 		tb.nextID = 1
 		l.tables[k] = tb
-		l.account(op).tables++
+		acct.tables[k.name] = tb
 	}
 	return tb
 }

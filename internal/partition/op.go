@@ -11,6 +11,7 @@ const (
 	Table Service = iota + 1
 	Queue
 	Blob
+	numServices
 )
 
 var serviceNames = [...]string{Table: "table", Queue: "queue", Blob: "blob"}

@@ -154,9 +154,11 @@ func (l *Layer) Snapshot(now time.Time, topKeys int) Snapshot {
 	for r := reasonAccount; r < numReasons; r++ {
 		s.Busy[reasonNames[r]] = l.busy[r]
 	}
-	for _, a := range l.accounts {
-		r := rt(&a.w)
-		s.Accounts = append(s.Accounts, AccountView{a.svc.String(), a.name, r.ReadOps, a.total, a.busy, a.tables})
+	for _, m := range l.accounts {
+		for _, a := range m {
+			r := rt(&a.w)
+			s.Accounts = append(s.Accounts, AccountView{a.svc.String(), a.name, r.ReadOps, a.total, a.busy, len(a.tables)})
+		}
 	}
 	slices.SortFunc(s.Accounts, func(a, b AccountView) int { return cmp.Compare(a.Name, b.Name) })
 	for _, srv := range l.servers {

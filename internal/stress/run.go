@@ -294,6 +294,9 @@ func (w *worker) do(ctx context.Context, op string) {
 	r.live.Add(1)
 	if op == opInsert || op == opBatch {
 		r.notePartition(pk, int64(n))
+		if op == opBatch {
+			rk = batchRowKey(rk, 0)
+		}
 		r.remember(pk, rk)
 	} else if op == opGet || op == opUpdate {
 		r.notePartition(pk, 1)
@@ -328,7 +331,7 @@ func (w *worker) attempt(ctx context.Context, op, pk, rk string, retry bool) (in
 	case opBatch:
 		actions := make([]aztables.TransactionAction, batchSize)
 		for i := range actions {
-			actions[i] = aztables.TransactionAction{ActionType: aztables.TransactionTypeInsertMerge, Entity: w.r.entity(pk, fmt.Sprintf("%s-%02d", rk, i))}
+			actions[i] = aztables.TransactionAction{ActionType: aztables.TransactionTypeInsertMerge, Entity: w.r.entity(pk, batchRowKey(rk, i))}
 		}
 		_, err := t.SubmitTransaction(ctx, actions, nil)
 		return batchSize, err
@@ -484,3 +487,6 @@ func (p *progressLine) stop() {
 	p.wg.Wait()
 	p.set("")
 }
+
+// batchRowKey is the RowKey of a batch's i-th entity.
+func batchRowKey(rk string, i int) string { return fmt.Sprintf("%s-%02d", rk, i) }
