@@ -86,9 +86,9 @@ type Layer struct {
 	heatTicks, moveTicks       int64
 	faults                     faultHolder
 
-	mu       sync.Mutex
-	tick     int64 // the newest tick seen
-	rnd      *rand.Rand
+	mu   sync.Mutex
+	tick int64 // the newest tick seen
+	rnd  *rand.Rand
 	// accounts[service][name]; each account maps its tables by lower-case name, and tables
 	// lists them all (for the per-tick pass).
 	accounts [numServices]map[string]*accountState
@@ -104,13 +104,13 @@ type tableKey struct {
 }
 
 type accountState struct {
-	name    string
-	svc     Service
-	target  uint32 // requests per tick
-	w       window
-	total   uint64
-	busy    uint64
-	tables  map[string]*tableState
+	name   string
+	svc    Service
+	target uint32 // requests per tick
+	w      window
+	total  uint64
+	busy   uint64
+	tables map[string]*tableState
 }
 
 type tableState struct {
