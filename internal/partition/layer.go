@@ -387,14 +387,21 @@ func (l *Layer) Finish(tk *Ticket, r Result) {
 	if tk.refused || r.Entities <= 0 {
 		return
 	}
+	// Reads are counted once they are known: as served entities and as demand (the
+	// request's own demand of one entity is already counted).
 	n := uint32(r.Entities)
-	tk.tbl.w.cur(t).readEnts += n
+	read := func(w *window) {
+		c := w.cur(t)
+		c.readEnts += n
+		c.demand += n - 1
+	}
+	read(&tk.tbl.w)
 	if tk.rng != nil {
-		tk.rng.w.cur(t).readEnts += n
-		tk.srv.w.cur(t).readEnts += n
+		read(&tk.rng.w)
+		read(&tk.srv.w)
 	}
 	if tk.entry != nil && tk.tbl.keys.get(tk.entry.key) == tk.entry {
-		tk.entry.w.cur(t).readEnts += n
+		read(&tk.entry.w)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -233,7 +234,7 @@ func (l *Layer) Handler() http.Handler {
 	mux.HandleFunc("GET /partitions", func(w http.ResponseWriter, r *http.Request) {
 		top := 20
 		if v := r.URL.Query().Get("top"); v != "" {
-			if n, err := parseTop(v); err == nil {
+			if n, err := strconv.Atoi(v); err == nil && n >= 0 && n <= 10000 {
 				top = n
 			}
 		}
@@ -261,20 +262,3 @@ func (l *Layer) Handler() http.Handler {
 	})
 	return mux
 }
-
-func parseTop(v string) (int, error) {
-	n := 0
-	for _, c := range v {
-		if c < '0' || c > '9' || n > 1e6 {
-			return 0, errBadTop
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, nil
-}
-
-type topError struct{}
-
-func (topError) Error() string { return "bad top" }
-
-var errBadTop = topError{}

@@ -26,10 +26,14 @@ type Report struct {
 	Total        OpReport       `json:"total"`
 	Partitions   PartsReport    `json:"partitions"`
 	// Queries that named their range partitions (Tablo does), and how many they touched.
-	RangeQueries   int64    `json:"rangeQueries"`
-	RangesPerQuery float64  `json:"rangesPerQuery"`
-	RangesMax      int64    `json:"rangesMax"`
-	Verdict        []string `json:"verdict"`
+	RangeQueries   int64   `json:"rangeQueries"`
+	RangesPerQuery float64 `json:"rangesPerQuery"`
+	RangesMax      int64   `json:"rangesMax"`
+	// EntitiesPerSecond is the measured phase second by second; FirstBusy is when the
+	// endpoint first answered ServerBusy or timed out (seconds; absent if it never did).
+	EntitiesPerSecond []int64  `json:"entitiesPerSecond"`
+	FirstBusy         *float64 `json:"firstBusySeconds,omitempty"`
+	Verdict           []string `json:"verdict"`
 }
 
 // PreloadReport is step 2, loading the table.
@@ -101,7 +105,33 @@ func (rep *Report) fill(r *run, res map[string]*opStats, el time.Duration) {
 		rep.RangesPerQuery = float64(r.rangesTouched.Load()) / float64(rep.RangeQueries)
 		rep.RangesMax = r.rangesMax.Load()
 	}
+	last := 0
+	for i := range r.timeline {
+		if r.timeline[i].Load() > 0 {
+			last = i
+		}
+	}
+	for i := 0; i <= last && i < int(el/time.Second)+1; i++ {
+		rep.EntitiesPerSecond = append(rep.EntitiesPerSecond, r.timeline[i].Load())
+	}
+	if fb := r.firstBusy.Load(); fb > 0 {
+		v := time.Duration(fb - 1).Seconds()
+		rep.FirstBusy = &v
+	}
 	rep.Verdict = rep.verdict()
+}
+
+// throughput is the mean entities/s over seconds [from, to) of the timeline (full seconds).
+func (rep *Report) throughput(from, to int) float64 {
+	to = min(to, len(rep.EntitiesPerSecond)-1) // the last second is partial
+	if to <= from || from < 0 {
+		return 0
+	}
+	var n int64
+	for _, c := range rep.EntitiesPerSecond[from:to] {
+		n += c
+	}
+	return float64(n) / float64(to-from)
 }
 
 func opReport(op string, s *opStats, secs float64) OpReport {
@@ -138,6 +168,13 @@ func (rep *Report) verdict() []string {
 	}
 	if (rep.PartitionKey == "guid" || rep.PartitionKey == "hashed") && busiest.EntitiesPerSec <= target {
 		v = append(v, "the load is spread over many partitions, so Azure can move them to more partition servers as it grows.")
+	}
+	if rep.FirstBusy != nil {
+		fb := int(*rep.FirstBusy)
+		before, after := rep.throughput(0, fb), rep.throughput(fb+1, len(rep.EntitiesPerSecond))
+		if before > 0 && after > 0 {
+			v = append(v, fmt.Sprintf("the first ServerBusy or time-out came after %.1fs; throughput went from %.0f entities/s before it to %.0f after.", *rep.FirstBusy, before, after))
+		}
 	}
 	t := rep.Total
 	if t.ServerBusy+t.Timeouts > 0 {
@@ -183,6 +220,13 @@ func (rep *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(tw, "  %s\t%.0f entities/s\t%.0f%%\t\n", p.Key, p.EntitiesPerSec, 100*p.OfTarget)
 	}
 	tw.Flush()
+	if n := len(rep.EntitiesPerSecond); n > 0 {
+		fmt.Fprint(w, "entities/s, second by second:")
+		for _, c := range rep.EntitiesPerSecond {
+			fmt.Fprintf(w, " %d", c)
+		}
+		fmt.Fprintln(w)
+	}
 	if rep.RangeQueries > 0 {
 		fmt.Fprintf(w, "range partitions per query: %.2f on average, %d at most (%d queries)\n", rep.RangesPerQuery, rep.RangesMax, rep.RangeQueries)
 	}

@@ -59,10 +59,16 @@ type run struct {
 	parts   map[string]int64 // entities per partition
 	others  int64
 
-	sched   atomic.Int64 // operations scheduled (with --rate)
-	live    atomic.Int64
-	liveBsy atomic.Int64
-	liveRtr atomic.Int64
+	sched  atomic.Int64 // operations scheduled (with --rate)
+	rowSeq atomic.Int64 // RowKeys, unique across the run's phases
+	// start is the measured phase's start; timeline counts entities per second of it, and
+	// firstBusy is when (ns after start, +1) the endpoint first refused a request.
+	start     time.Time
+	timeline  [timelineSecs]atomic.Int64
+	firstBusy atomic.Int64
+	live      atomic.Int64
+	liveBsy   atomic.Int64
+	liveRtr   atomic.Int64
 
 	// From x-tablo-query-plan: queries that named their ranges, and the ranges they touched.
 	rangeQueries, rangesTouched, rangesMax atomic.Int64
@@ -146,6 +152,8 @@ func Run(ctx context.Context, cfg *Config, stderr io.Writer) (*Report, error) {
 	// Step 3: the peak load, with the application's mix.
 	prog.set("stress")
 	t1 := time.Now()
+	r.start = t1
+	r.firstBusy.Store(0)
 	res, err := r.drive(ctx, 0, cfg.Duration, (*worker).pick)
 	if err != nil {
 		return nil, err
@@ -159,7 +167,6 @@ func Run(ctx context.Context, cfg *Config, stderr io.Writer) (*Report, error) {
 type worker struct {
 	r     *run
 	rnd   *rand.Rand
-	seq   int
 	id    int
 	stats map[string]*opStats
 }
@@ -239,8 +246,7 @@ func (w *worker) do(ctx context.Context, op string) {
 	}
 	if op == opInsert || op == opBatch {
 		pk = r.cfg.PK.Next(w.rnd)
-		w.seq++
-		rk = fmt.Sprintf("w%03d-%09d", w.id, w.seq)
+		rk = fmt.Sprintf("r%012d", r.rowSeq.Add(1))
 	}
 	st := w.stats[op]
 	if st == nil {
@@ -258,6 +264,9 @@ func (w *worker) do(ctx context.Context, op string) {
 			break
 		}
 		busy, timeout, retryable := classify(err)
+		if busy || timeout {
+			r.firstBusy.CompareAndSwap(0, int64(time.Since(r.start))+1)
+		}
 		if busy {
 			st.busy++
 			r.liveBsy.Add(1)
@@ -292,6 +301,9 @@ func (w *worker) do(ctx context.Context, op string) {
 	st.ok++
 	st.entities += int64(n)
 	r.live.Add(1)
+	if sec := int(time.Since(r.start) / time.Second); sec >= 0 && sec < timelineSecs {
+		r.timeline[sec].Add(int64(n))
+	}
 	if op == opInsert || op == opBatch {
 		r.notePartition(pk, int64(n))
 		if op == opBatch {
