@@ -232,3 +232,51 @@ func TestAppendOnlyOneRangeReported(t *testing.T) {
 	}
 	t.Fatalf("table %s not in the snapshot", name)
 }
+
+// A hashed design above one server's capacity is split at a key that divides its load and
+// spread over servers; every write still completes under the SDK's default retry policy.
+func TestHashedLoadSplitsThroughSDK(t *testing.T) {
+	ts := startServerWith(t, "server=150,servers=8,heat=300ms,move=100ms,tick=100ms", "")
+	svc, err := aztables.NewServiceClientFromConnectionString(ts.connString(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := svc.CreateTable(ctx, "hashed", nil); err != nil {
+		t.Fatal(err)
+	}
+	client := svc.NewClient("hashed")
+	deadline := time.Now().Add(2 * time.Second)
+	var wg sync.WaitGroup
+	var written atomic.Int64
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; time.Now().Before(deadline); i++ {
+				pk := fmt.Sprintf("b%02d", (i*4+w)*7%16)
+				if _, err := client.AddEntity(ctx, []byte(fmt.Sprintf(`{"PartitionKey":"%s","RowKey":"w%d-%d"}`, pk, w, i)), nil); err != nil {
+					t.Errorf("insert: %v", err)
+					return
+				}
+				written.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	snap := ts.app.Partitions().Snapshot(time.Now(), 1)
+	for _, tv := range snap.Tables {
+		if tv.Name != "hashed" {
+			continue
+		}
+		servers := map[int]bool{}
+		for _, r := range tv.Ranges {
+			servers[r.Server] = true
+		}
+		if len(tv.Ranges) < 2 || len(servers) < 2 {
+			t.Fatalf("%d writes left %d ranges on %d servers: %+v; events %+v", written.Load(), len(tv.Ranges), len(servers), tv.Ranges, snap.Events)
+		}
+		return
+	}
+	t.Fatal("table not in the snapshot")
+}

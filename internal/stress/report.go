@@ -22,6 +22,7 @@ type Report struct {
 	Mix          map[string]int `json:"mix"`
 	Preload      PreloadReport  `json:"preload"`
 	Seconds      float64        `json:"seconds"`
+	Planned      float64        `json:"plannedSeconds"`
 	Ops          []OpReport     `json:"operations"`
 	Total        OpReport       `json:"total"`
 	Partitions   PartsReport    `json:"partitions"`
@@ -69,6 +70,7 @@ type PartsReport struct {
 // PartitionRow is one partition's throughput against the target.
 type PartitionRow struct {
 	Key            string  `json:"partitionKey"`
+	Entities       int64   `json:"entities"`
 	EntitiesPerSec float64 `json:"entitiesPerSec"`
 	OfTarget       float64 `json:"ofTarget"`
 }
@@ -93,7 +95,7 @@ func (rep *Report) fill(r *run, res map[string]*opStats, el time.Duration) {
 	rows := make([]PartitionRow, 0, len(r.parts))
 	for k, n := range r.parts {
 		rate := float64(n) / secs
-		rows = append(rows, PartitionRow{k, rate, rate / float64(rep.Target)})
+		rows = append(rows, PartitionRow{k, n, rate, rate / float64(rep.Target)})
 	}
 	r.partsMu.Unlock()
 	slices.SortFunc(rows, func(a, b PartitionRow) int {
@@ -163,7 +165,7 @@ func (rep *Report) verdict() []string {
 		v = append(v, fmt.Sprintf("partition %q ran at %.0f entities/s, %.1fx the %d entities/s target: on Azure it would answer ServerBusy once it has been hot for a few minutes.",
 			busiest.Key, busiest.EntitiesPerSec, busiest.OfTarget, rep.Target))
 	} else if rep.Partitions.Distinct > 0 {
-		v = append(v, fmt.Sprintf("%d partitions; the busiest ran at %.0f entities/s (%.0f%% of the %d entities/s target).",
+		v = append(v, fmt.Sprintf("%d partitions; the busiest ran at %.1f entities/s (%.0f%% of the %d entities/s target).",
 			rep.Partitions.Distinct, busiest.EntitiesPerSec, 100*busiest.OfTarget, rep.Target))
 	}
 	if (rep.PartitionKey == "guid" || rep.PartitionKey == "hashed") && busiest.EntitiesPerSec <= target {
@@ -174,6 +176,9 @@ func (rep *Report) verdict() []string {
 		before, after := rep.throughput(0, fb), rep.throughput(fb+1, len(rep.EntitiesPerSecond))
 		if before > 0 && after > 0 {
 			v = append(v, fmt.Sprintf("the first ServerBusy or time-out came after %.1fs; throughput went from %.0f entities/s before it to %.0f after.", *rep.FirstBusy, before, after))
+		}
+		if end := int(rep.Planned); end-fb > 20 {
+			v = append(v, fmt.Sprintf("over the last 10 seconds: %.0f entities/s.", rep.throughput(end-10, end)))
 		}
 	}
 	t := rep.Total
@@ -217,7 +222,7 @@ func (rep *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "\npartitions: %d distinct; busiest against the %d entities/s target:\n", rep.Partitions.Distinct, rep.Target)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	for _, p := range rep.Partitions.Busiest {
-		fmt.Fprintf(tw, "  %s\t%.0f entities/s\t%.0f%%\t\n", p.Key, p.EntitiesPerSec, 100*p.OfTarget)
+		fmt.Fprintf(tw, "  %s\t%d entities\t%.1f entities/s\t%.0f%%\t\n", p.Key, p.Entities, p.EntitiesPerSec, 100*p.OfTarget)
 	}
 	tw.Flush()
 	if n := len(rep.EntitiesPerSecond); n > 0 {

@@ -130,7 +130,7 @@ func Run(ctx context.Context, cfg *Config, stderr io.Writer) (*Report, error) {
 		r.mixSum += n
 	}
 	rep := &Report{Table: name, Endpoint: cfg.Conn.Endpoint, PartitionKey: cfg.PK.Kind(), Concurrency: cfg.Concurrency,
-		Rate: cfg.Rate, Retry: cfg.Retry.Kind, Target: cfg.Target, Mix: cfg.Mix}
+		Rate: cfg.Rate, Retry: cfg.Retry.Kind, Target: cfg.Target, Mix: cfg.Mix, Planned: cfg.Duration.Seconds()}
 	var prog *progressLine
 	if load.IsTerminal(stderr) {
 		prog = startProgress(stderr, r)
