@@ -155,3 +155,20 @@ func TestQueryTouchesRanges(t *testing.T) {
 		t.Fatalf("partition query touched %d ranges", tk.RangeCount)
 	}
 }
+
+// Heat cools only after the heat period below target: a pause shorter than that (clients
+// backing off) resumes throttled; a longer one resumes cold, served for a new heat period.
+func TestHeatCoolsAfterHeatPeriod(t *testing.T) {
+	o := Options{Emulate: true, PartitionTarget: 100, ServerCapacity: 1_000_000, Heat: 5 * time.Second}
+	l := New(o)
+	hot := func(int) string { return "hot" }
+	drive(l, t0, 8, 300, hot)                                   // hot and throttled from tick 5
+	refused, _ := drive(l, t0.Add(11*time.Second), 1, 300, hot) // after 3 silent ticks
+	if refused[0] != 200 {
+		t.Fatalf("after a short pause: %d refused, want 200 (still hot)", refused[0])
+	}
+	refused, _ = drive(l, t0.Add(30*time.Second), 1, 300, hot) // after 18 silent ticks
+	if refused[0] != 0 {
+		t.Fatalf("after a long pause: %d refused, want 0 (cooled)", refused[0])
+	}
+}
