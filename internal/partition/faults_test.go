@@ -93,7 +93,7 @@ func faultSequence(t *testing.T, spec string) string {
 		}
 		op := Op{Service: Table, Account: "a", Container: "t", Key: "k", Kind: kind, Entities: 1}
 		tk := l.Admit(&op, t0)
-		err, drop, delay := l.AfterFault(&tk)
+		drop, delay, err := l.AfterFault(&tk)
 		switch {
 		case tk.Err != nil:
 			b.WriteString(string(azerr.From(tk.Err).Code)[:1])

@@ -355,13 +355,13 @@ func (l *Layer) refuse(tk *Ticket, r reason, acct *accountState) {
 
 // AfterFault says what happens to the reply of an operation that has run: answer err
 // instead (the reply is lost), drop the connection, or delay the reply. All zero: send it.
-func (l *Layer) AfterFault(tk *Ticket) (err error, drop bool, delay time.Duration) {
+func (l *Layer) AfterFault(tk *Ticket) (drop bool, delay time.Duration, err error) {
 	if tk.after == nil || tk.refused {
-		return nil, false, 0
+		return false, 0, nil
 	}
 	f := tk.after
 	l.countFault(f)
-	return f.err(), f.kind == faultDrop, f.latency
+	return f.kind == faultDrop, f.latency, f.err()
 }
 
 // Finish records the outcome of a request Admit let through (or refused).

@@ -105,7 +105,7 @@ func (s *Server) finishPartition(c *call) {
 	}
 	tk := &c.part.ticket
 	if c.status > 0 && c.status < 300 {
-		err, drop, delay := s.parts.AfterFault(tk)
+		drop, delay, err := s.parts.AfterFault(tk)
 		if delay > 0 {
 			time.Sleep(delay)
 		}

@@ -46,10 +46,10 @@ func ParseKeyGen(spec string) (*KeyGen, error) {
 			}
 		}
 		if len(g.list) == 0 {
-			return nil, fmt.Errorf("pk %q: want list:A,B,...", spec)
+			return nil, fmt.Errorf("pk %q: want list:A,B,C", spec)
 		}
 	default:
-		return nil, fmt.Errorf("pk %q: want fixed[:VALUE], sequential, reverse, guid, hashed:N or list:A,B,...", spec)
+		return nil, fmt.Errorf("pk %q: want fixed[:VALUE], sequential, reverse, guid, hashed:N or list:A,B,C", spec)
 	}
 	return g, nil
 }
