@@ -172,3 +172,24 @@ func TestHeatCoolsAfterHeatPeriod(t *testing.T) {
 		t.Fatalf("after a long pause: %d refused, want 0 (cooled)", refused[0])
 	}
 }
+
+// A deleted table is forgotten: its state and its ranges' places on servers are released.
+func TestDeleteTableForgets(t *testing.T) {
+	l := New(Options{})
+	drive(l, t0, 1, 10, func(i int) string { return fmt.Sprint(i) })
+	del := Op{Service: Table, Account: "acct", Container: "t", Kind: KindOther, DeleteContainer: true}
+	tk := l.Admit(&del, t0)
+	l.Finish(&tk, Result{Status: 204, Now: t0})
+	s := l.Snapshot(t0, 1)
+	if len(s.Tables) != 0 || len(l.tables) != 0 {
+		t.Fatalf("deleted table still tracked: %+v", s.Tables)
+	}
+	for _, sv := range s.Servers {
+		if sv.Ranges != 0 {
+			t.Fatalf("server %d still holds %d ranges", sv.ID, sv.Ranges)
+		}
+	}
+	if s.Accounts[0].Tables != 0 {
+		t.Fatalf("account still counts %d tables", s.Accounts[0].Tables)
+	}
+}

@@ -81,6 +81,9 @@ type Op struct {
 	Entities int
 	// BytesIn is the request body's size.
 	BytesIn int
+	// DeleteContainer marks a request that deletes its container (Delete Table): once it
+	// succeeds, the layer forgets the container.
+	DeleteContainer bool
 }
 
 // Result is the outcome of an admitted request, for Finish.

@@ -33,7 +33,7 @@ func (s *Server) dispatch(c *call, op operation, method string) error {
 	case opQueryTables, opCreateTable, opGetServiceProperties, opSetServiceProperties, opGetServiceStats:
 		err = s.admit(c, partition.Op{Kind: partition.KindOther})
 	case opGetTable, opDeleteTable, opGetACL, opSetACL:
-		err = s.admit(c, partition.Op{Container: c.res.table, Kind: partition.KindOther})
+		err = s.admit(c, partition.Op{Container: c.res.table, Kind: partition.KindOther, DeleteContainer: op == opDeleteTable})
 	}
 	if err != nil {
 		return err
