@@ -121,6 +121,9 @@ type tableState struct {
 	keys    *sketch
 	stats   tableStats
 	nextID  int
+	// succeeded is set by the first request that succeeds; before it, a 404 means the table
+	// does not exist, and its state is dropped.
+	succeeded bool
 }
 
 type rangeState struct {
@@ -207,12 +210,14 @@ type Ticket struct {
 	srv     *serverState
 	entry   *keyEntry
 	refused bool
+	key     string // the op's partition key, to tell whether entry still tracks it
+	drop    bool   // the op deletes its container: forget it once that succeeds
 }
 
 // Admit decides about op before the service runs it and records its demand. now is the
 // request's arrival.
 func (l *Layer) Admit(op *Op, now time.Time) Ticket {
-	tk := Ticket{start: now, op: op.Kind}
+	tk := Ticket{start: now, op: op.Kind, key: op.Key, drop: op.DeleteContainer}
 	f := l.faults.match(op)
 	if f != nil && !f.after {
 		if tk.applyBefore(f) {
@@ -372,6 +377,17 @@ func (l *Layer) Finish(tk *Ticket, r Result) {
 	lat := r.Now.Sub(tk.start)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	switch {
+	case tk.drop && !tk.refused && r.Status > 0 && r.Status < 300:
+		l.forget(tk.tbl)
+		return
+	case r.Status > 0 && r.Status < 300:
+		tk.tbl.succeeded = true
+	case r.Status == 404 && !tk.tbl.succeeded:
+		// Requests for a table that does not exist leave nothing behind.
+		l.forget(tk.tbl)
+		return
+	}
 	t := l.tickOf(r.Now)
 	l.advance(t)
 	s := &tk.tbl.stats
@@ -400,8 +416,23 @@ func (l *Layer) Finish(tk *Ticket, r Result) {
 		read(&tk.rng.w)
 		read(&tk.srv.w)
 	}
-	if tk.entry != nil && tk.tbl.keys.get(tk.entry.key) == tk.entry {
+	if tk.entry != nil && tk.entry.key == tk.key {
 		read(&tk.entry.w)
+	}
+}
+
+// forget drops a deleted (or never existing) table's state: a table created again under its
+// name starts afresh, as Azure's does, and memory follows the tables that exist.
+func (l *Layer) forget(tb *tableState) {
+	if l.tables[tb.key] != tb {
+		return
+	}
+	delete(l.tables, tb.key)
+	if a := l.accounts[tb.key.svc][tb.key.account]; a != nil && a.tables[tb.key.name] == tb {
+		delete(a.tables, tb.key.name)
+	}
+	for _, r := range tb.ranges {
+		l.servers[r.server].ranges--
 	}
 }
 

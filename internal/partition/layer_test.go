@@ -193,3 +193,25 @@ func TestDeleteTableForgets(t *testing.T) {
 		t.Fatalf("account still counts %d tables", s.Accounts[0].Tables)
 	}
 }
+
+// Requests for tables that do not exist leave no state behind.
+func TestMissingTableForgotten(t *testing.T) {
+	l := New(Options{})
+	for i := range 100 {
+		op := Op{Service: Table, Account: "acct", Container: fmt.Sprintf("nope%d", i), Key: "k", Kind: KindPointRead}
+		tk := l.Admit(&op, t0)
+		l.Finish(&tk, Result{Status: 404, Now: t0})
+	}
+	if len(l.tables) != 0 {
+		t.Fatalf("%d missing tables tracked", len(l.tables))
+	}
+	op := Op{Service: Table, Account: "acct", Container: "real", Key: "k", Kind: KindInsert, Entities: 1}
+	tk := l.Admit(&op, t0)
+	l.Finish(&tk, Result{Status: 201, Now: t0})
+	get := Op{Service: Table, Account: "acct", Container: "real", Key: "gone", Kind: KindPointRead}
+	tk = l.Admit(&get, t0)
+	l.Finish(&tk, Result{Status: 404, Now: t0}) // a missing entity in an existing table
+	if len(l.tables) != 1 {
+		t.Fatalf("existing table dropped on an entity's 404")
+	}
+}
