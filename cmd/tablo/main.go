@@ -46,7 +46,7 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 	case "bench":
 		return bench(ctx, args, stdout, stderr)
 	case "stress":
-		return stressCmd(ctx, args, stdout, stderr)
+		return stressCmd(ctx, args, env, stdout, stderr)
 	case "partitions":
 		return partitionsCmd(ctx, args, env, stdout, stderr)
 	case "version":

@@ -43,20 +43,20 @@ func ParseOptions(spec string) (Options, error) {
 		}
 		k, v, ok := strings.Cut(f, "=")
 		if !ok {
-			errs = append(errs, fmt.Errorf("emulate-targets: %q is not name=value", f))
+			errs = append(errs, fmt.Errorf("%q is not name=value", f))
 			continue
 		}
 		num := func(p *int) {
 			n, err := strconv.Atoi(v)
 			if err != nil || n <= 0 || n > 1<<30 {
-				errs = append(errs, fmt.Errorf("emulate-targets: %s=%q is not a positive number", k, v))
+				errs = append(errs, fmt.Errorf("%s=%q is not a positive number", k, v))
 			}
 			*p = n
 		}
 		dur := func(p *time.Duration) {
 			d, err := time.ParseDuration(v)
 			if err != nil || d <= 0 || d > 24*time.Hour {
-				errs = append(errs, fmt.Errorf("emulate-targets: %s=%q is not a positive duration", k, v))
+				errs = append(errs, fmt.Errorf("%s=%q is not a positive duration", k, v))
 			}
 			*p = d
 		}
@@ -85,11 +85,11 @@ func ParseOptions(spec string) (Options, error) {
 		case k == "tick":
 			dur(&o.Tick)
 		default:
-			errs = append(errs, fmt.Errorf("emulate-targets: unknown setting %q", k))
+			errs = append(errs, fmt.Errorf("unknown setting %q", k))
 		}
 	}
 	if o.Servers > 4096 {
-		errs = append(errs, errors.New("emulate-targets: servers: at most 4096"))
+		errs = append(errs, errors.New("servers: at most 4096"))
 	}
 	return o, errors.Join(errs...)
 }

@@ -66,10 +66,10 @@ type Config struct {
 }
 
 // ParseFlags reads the command line.
-func ParseFlags(args []string, stderr io.Writer) (*Config, error) {
+func ParseFlags(args []string, env func(string) string, stderr io.Writer) (*Config, error) {
 	fs := flag.NewFlagSet("tablo stress", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	conn := fs.String("conn", os.Getenv("TABLO_STRESS_CONN"), "connection string of the endpoint (any endpoint: Tablo, Azure, another emulator) (TABLO_STRESS_CONN)")
+	conn := fs.String("conn", env("TABLO_STRESS_CONN"), "connection string of the endpoint (any endpoint: Tablo, Azure, another emulator) (TABLO_STRESS_CONN)")
 	table := fs.String("table", "", "test table to create (default stress<random>); it must not exist")
 	keep := fs.Bool("keep", false, "keep the test table afterwards")
 	pk := fs.String("pk", "fixed", "PartitionKey design: fixed[:VALUE], sequential (append-only), reverse (prepend-only), guid, hashed:N, list:A,B,...")
@@ -166,8 +166,8 @@ func parseMix(s string) (map[string]int, error) {
 }
 
 // Main runs `tablo stress`.
-func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, err := ParseFlags(args, stderr)
+func Main(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := ParseFlags(args, env, stderr)
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ func startTablo(t *testing.T, emulate string) string {
 func runStress(t *testing.T, args ...string) *Report {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	if err := Main(context.Background(), append(args, "--json", "-"), &out, &errOut); err != nil {
+	if err := Main(context.Background(), append(args, "--json", "-"), func(string) string { return "" }, &out, &errOut); err != nil {
 		t.Fatalf("stress: %v\n%s", err, errOut.String())
 	}
 	var rep Report
