@@ -305,10 +305,11 @@ func (l *Layer) Admit(op *Op, now time.Time) Ticket {
 			reason = reasonPartition
 		}
 		ec.demand += c.demand
-		if reason == reasonNone {
-			ec.add(counts{readOps: c.readOps, writeOps: c.writeOps, writeEnts: c.writeEnts})
-		} else {
+		switch {
+		case reason != reasonNone:
 			ec.busy++
+		case !tk.refused: // a fault may have refused it
+			ec.add(counts{readOps: c.readOps, writeOps: c.writeOps, writeEnts: c.writeEnts})
 		}
 	}
 	if reason == reasonNone && l.o.Emulate && srv.heat.hot(t, l.heatTicks) &&
@@ -325,10 +326,11 @@ func (l *Layer) Admit(op *Op, now time.Time) Ticket {
 	served := counts{readOps: c.readOps, writeOps: c.writeOps, writeEnts: c.writeEnts}
 	for _, w := range [...]*counts{rc, sc, tc} {
 		w.demand += c.demand
-		if reason == reasonNone {
-			w.add(served)
-		} else {
+		switch {
+		case reason != reasonNone:
 			w.busy++
+		case !tk.refused:
+			w.add(served)
 		}
 	}
 	l.refuse(&tk, reason, acct)
