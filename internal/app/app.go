@@ -44,7 +44,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	svc := table.New(db, table.Options{Logger: log, ColumnCacheBytes: cfg.ColumnCacheBytes})
 	parts := partition.New(cfg.Partition)
 	parts.SetFaults(cfg.Faults)
-	srv := server.New(server.Options{Service: svc, Accounts: cfg.Accounts, Logger: log, Partitions: parts})
+	srv := server.New(server.Options{Service: svc, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow, Partitions: parts})
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.TablePort))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -34,6 +34,9 @@ type Config struct {
 	// scalability targets). Faults, when non-nil, injects seeded faults.
 	Partition partition.Options
 	Faults    *partition.FaultSet
+	// RequestDateWindow is how far a Shared Key request's date may lie from the server's
+	// clock (0 = Azure's 15 minutes).
+	RequestDateWindow time.Duration
 }
 
 // Load parses args (without the program name and subcommand) and env (os.Getenv-like).
@@ -57,6 +60,7 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	colCache := fs.String("column-cache-mb", getenv("TABLO_COLUMN_CACHE_MB", "64"), "memory for the column cache that serves filtered table scans, in MiB; 0 turns it off (TABLO_COLUMN_CACHE_MB)")
 	emulate := fs.String("emulate-targets", getenv("TABLO_EMULATE_TARGETS", ""), "answer ServerBusy beyond Azure's scalability targets and while a range partition moves: on, or settings like partition=2000,account=20000,heat=3m,move=5s (TABLO_EMULATE_TARGETS; default off)")
 	faults := fs.String("faults", getenv("TABLO_FAULTS", ""), "inject seeded faults, e.g. 'seed=7; fault=busy op=write p=0.1' (TABLO_FAULTS; see docs/architecture.md)")
+	dateWindow := fs.String("request-date-window", getenv("TABLO_REQUEST_DATE_WINDOW", "15m"), "how far a Shared Key request's x-ms-date (or Date) may lie from the server's clock before it is refused, as Azure refuses it after 15m; widen it if test clocks drift (TABLO_REQUEST_DATE_WINDOW)")
 	pprof := fs.String("pprof", getenv("TABLO_PPROF", ""), "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (TABLO_PPROF)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
@@ -73,6 +77,11 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	c.TablePort = p
 	if c.GroupCommitWindow, err = time.ParseDuration(*window); err != nil {
 		errs = append(errs, fmt.Errorf("config: --group-commit-window %q is not a duration", *window))
+	}
+	if d, err := time.ParseDuration(*dateWindow); err != nil || d <= 0 {
+		errs = append(errs, fmt.Errorf("config: --request-date-window %q is not a positive duration", *dateWindow))
+	} else {
+		c.RequestDateWindow = d
 	}
 	if mb, err := strconv.ParseInt(*colCache, 10, 64); err != nil || mb < 0 || mb > 1<<20 {
 		errs = append(errs, fmt.Errorf("config: --column-cache-mb %q is not a size in MiB", *colCache))
