@@ -3,6 +3,8 @@
 //
 //	tablo [serve] [flags]   start the server (default)
 //	tablo bench [flags]     drive an endpoint with the official Go SDK and report throughput
+//	tablo stress [flags]    the partition stress test of a PartitionKey design
+//	tablo partitions        print a running server's partitions, range partitions and servers
 //	tablo version           print the version
 //	tablo help [command]    list the commands, or one command's flags
 package main
@@ -24,6 +26,7 @@ import (
 	"github.com/tablo/tablo/internal/config"
 	"github.com/tablo/tablo/internal/load"
 	"github.com/tablo/tablo/internal/logging"
+	"github.com/tablo/tablo/internal/stress"
 )
 
 // exitSecondSignal is the status when a second SIGINT/SIGTERM cuts a graceful shutdown short
@@ -65,6 +68,12 @@ func commands() []command {
 		}},
 		{"bench", "drive an endpoint with the official Go SDK and report throughput", bench, func(ctx context.Context, w io.Writer) {
 			_ = load.Main(ctx, []string{"-h"}, w, w)
+		}},
+		{"stress", "the partition stress test of a PartitionKey design, against any endpoint", stressCmd, func(ctx context.Context, w io.Writer) {
+			_ = stress.Main(ctx, []string{"-h"}, func(string) string { return "" }, w, w)
+		}},
+		{"partitions", "print a running server's partitions, range partitions and servers", partitionsCmd, func(ctx context.Context, w io.Writer) {
+			_ = partitionsCmd(ctx, []string{"-h"}, func(string) string { return "" }, w, w)
 		}},
 		{"version", "print the version, commit and Go toolchain", version, nil},
 		{"healthcheck", "exit 0 if the Tablo on this machine answers GET /healthz on its admin port (for container health checks)", healthcheck, func(_ context.Context, w io.Writer) {
@@ -184,4 +193,8 @@ func serve(ctx context.Context, args []string, env func(string) string, stdout, 
 
 func bench(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
 	return load.Main(ctx, args, stdout, stderr)
+}
+
+func stressCmd(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) error {
+	return stress.Main(ctx, args, env, stdout, stderr)
 }

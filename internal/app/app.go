@@ -22,6 +22,7 @@ import (
 	"github.com/tablo/tablo/internal/config"
 	"github.com/tablo/tablo/internal/datadir"
 	"github.com/tablo/tablo/internal/httpserve"
+	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/server"
 	pebblestore "github.com/tablo/tablo/internal/store/pebble"
 	"github.com/tablo/tablo/internal/table"
@@ -34,6 +35,7 @@ type App struct {
 	claim     *datadir.Claim // nil in memory
 	db        *pebblestore.DB
 	svc       *table.Service
+	parts     *partition.Layer
 	listeners []*listener
 	pprof     *http.Server
 	served    chan error
@@ -97,7 +99,9 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	}
 	a.db = db
 	a.svc = table.New(db, table.Options{Logger: log, ColumnCacheBytes: cfg.ColumnCacheBytes})
-	tableSrv := server.New(server.Options{Service: a.svc, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow})
+	a.parts = partition.New(cfg.Partition)
+	a.parts.SetFaults(cfg.Faults)
+	tableSrv := server.New(server.Options{Service: a.svc, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow, Partitions: a.parts})
 	for _, l := range a.listeners {
 		switch l.service {
 		case "Table":
@@ -128,12 +132,18 @@ func listen(host string, sp listenSpec) (net.Listener, error) {
 	return nil, fmt.Errorf("%s service: cannot listen on %s: %w", sp.service, addr, err)
 }
 
+// Partitions is the partition layer: its Handler is the admin API of partitions and faults.
+func (a *App) Partitions() *partition.Layer { return a.parts }
+
 func (a *App) startPprof(addr string) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	// The partition layer's JSON API, until the admin listener serves it.
+	mux.Handle("/partitions", a.parts.Handler())
+	mux.Handle("/faults", a.parts.Handler())
 	a.pprof = &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := a.pprof.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tablo/tablo/internal/auth"
+	"github.com/tablo/tablo/internal/partition"
 	pebblestore "github.com/tablo/tablo/internal/store/pebble"
 )
 
@@ -38,6 +39,10 @@ type Config struct {
 	GroupCommitWindow time.Duration
 	// ColumnCacheBytes is the memory budget of the filtered-scan column cache (0 = off).
 	ColumnCacheBytes int64
+	// Partition configures the partition layer (always on; Emulate opts in to Azure's
+	// scalability targets). Faults, when non-nil, injects seeded faults.
+	Partition partition.Options
+	Faults    *partition.FaultSet
 	// RequestDateWindow is how far a Shared Key request's date may lie from the server's
 	// clock (0 = Azure's 15 minutes).
 	RequestDateWindow time.Duration
@@ -70,6 +75,8 @@ func (c *Config) flags() []Flag {
 		{"shutdown-timeout", Duration(&c.ShutdownTimeout, DefaultShutdownTimeout), "on SIGINT/SIGTERM, how long requests in flight may finish before connections are closed"},
 		{"group-commit-window", Duration(&c.GroupCommitWindow, pebblestore.DefaultGroupCommitWindow), "how long a WAL fsync may wait for more concurrent writes to share it, when more writers are active than twice the CPUs; negative = never wait"},
 		{"column-cache-mb", MiB(&c.ColumnCacheBytes, 64), "memory for the column cache that serves filtered table scans, in MiB; 0 turns it off"},
+		{"emulate-targets", Parsed(&c.Partition, "", "settings", partition.ParseOptions), "answer ServerBusy beyond Azure's scalability targets and while a range partition moves: on, or settings like partition=2000,account=20000,heat=3m,move=5s (off when empty)"},
+		{"faults", Parsed(&c.Faults, "", "spec", partition.ParseFaults), "inject seeded faults, e.g. 'seed=7; fault=busy op=write p=0.1' (see docs/architecture.md; off when empty)"},
 		{"request-date-window", PositiveDuration(&c.RequestDateWindow, 15*time.Minute), "how far a Shared Key request's x-ms-date (or Date) may lie from the server's clock before it is refused, as Azure refuses it after 15m; widen it if test clocks drift"},
 		{"pprof", String(&c.PprofAddr, ""), "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (off when empty)"},
 	}

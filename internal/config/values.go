@@ -231,3 +231,37 @@ func (v accountsValue) String() string {
 	return strings.Join(names, ",")
 }
 func (accountsValue) Type() string { return "list" }
+
+// parsedValue is a flag whose text a package-specific parser turns into a value.
+type parsedValue[T any] struct {
+	p     *T
+	raw   *string
+	parse func(string) (T, error)
+	typ   string
+}
+
+// Parsed binds a flag parsed by parse to p; def (text) is parsed for the default. typ names
+// the kind of value in the help text.
+func Parsed[T any](p *T, def, typ string, parse func(string) (T, error)) Value {
+	if v, err := parse(def); err == nil {
+		*p = v
+	}
+	raw := def
+	return parsedValue[T]{p: p, raw: &raw, parse: parse, typ: typ}
+}
+
+func (v parsedValue[T]) Set(s string) error {
+	x, err := v.parse(s)
+	if err != nil {
+		return err
+	}
+	*v.p, *v.raw = x, s
+	return nil
+}
+func (v parsedValue[T]) String() string {
+	if v.raw == nil {
+		return ""
+	}
+	return *v.raw
+}
+func (v parsedValue[T]) Type() string { return v.typ }
