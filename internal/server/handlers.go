@@ -9,6 +9,7 @@ import (
 
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/entity"
+	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/query"
 	"github.com/tablo/tablo/internal/table"
 )
@@ -28,6 +29,15 @@ func (s *Server) dispatch(c *call, op operation, method string) error {
 		rp  *reply
 		err error
 	)
+	switch op { // requests that touch no partition; the others are admitted by their handlers
+	case opQueryTables, opCreateTable, opGetServiceProperties, opSetServiceProperties, opGetServiceStats:
+		err = s.admit(c, partition.Op{Kind: partition.KindOther})
+	case opGetTable, opDeleteTable, opGetACL, opSetACL:
+		err = s.admit(c, partition.Op{Container: c.res.table, Kind: partition.KindOther, DeleteContainer: op == opDeleteTable})
+	}
+	if err != nil {
+		return err
+	}
 	switch op {
 	case opQueryTables:
 		rp, err = s.queryTables(c)
@@ -66,13 +76,16 @@ func (s *Server) dispatch(c *call, op operation, method string) error {
 		return err
 	}
 	s.write(c, rp)
+	if rp.pooled != nil {
+		rp.pool.put(rp.pooled)
+	}
 	return nil
 }
 
 // jsonReply returns a reply with the headers of a JSON answer (Content-Type at the call's
 // metadata level, Cache-Control: no-cache, X-Content-Type-Options: nosniff).
 func jsonReply(c *call, status int) *reply {
-	return &reply{Status: status, ContentType: jsonContentType(c.level), NoCache: true}
+	return &reply{status: status, contentType: jsonContentType(c.level), noCache: true}
 }
 
 // ---- tables ----
@@ -85,8 +98,9 @@ func (s *Server) queryTables(c *call) (*reply, error) {
 			return nil, err
 		}
 	}
+	emptyPage := false
 	if c.query.hasTop {
-		if tq.Top, err = query.ParseTop(c.query.top); err != nil {
+		if emptyPage, err = parseTop(c.query.top, &tq.Top); err != nil {
 			return nil, err
 		}
 	}
@@ -100,9 +114,11 @@ func (s *Server) queryTables(c *call) (*reply, error) {
 			return nil, err
 		}
 	}
-	page, err := s.svc.ListTables(c.Ctx, c.Account, tq)
-	if err != nil {
-		return nil, err
+	var page table.TablePage
+	if !emptyPage {
+		if page, err = s.svc.ListTables(c.ctx, c.account, tq); err != nil {
+			return nil, err
+		}
 	}
 	base := c.baseURL()
 	b := []byte("{")
@@ -121,10 +137,10 @@ func (s *Server) queryTables(c *call) (*reply, error) {
 	b = append(b, "]}"...)
 	rp := jsonReply(c, http.StatusOK)
 	if page.Next != "" {
-		rp.Header = http.Header{}
-		rp.Header.Set("x-ms-continuation-NextTableName", query.EncodeToken(page.Next))
+		rp.header = http.Header{}
+		rp.header.Set("x-ms-continuation-NextTableName", query.EncodeToken(page.Next))
 	}
-	rp.Body = b
+	rp.body = b
 	return rp, nil
 }
 
@@ -146,7 +162,7 @@ func (s *Server) appendTable(b []byte, c *call, name string, single bool) []byte
 		member("odata.metadata", base+"/$metadata#Tables/@Element")
 	}
 	if c.level == entity.FullMetadata {
-		member("odata.type", c.Account+".Tables")
+		member("odata.type", c.account+".Tables")
 		member("odata.id", base+"/Tables('"+name+"')")
 		member("odata.editLink", "Tables('"+name+"')")
 	}
@@ -155,6 +171,9 @@ func (s *Server) appendTable(b []byte, c *call, name string, single bool) []byte
 }
 
 func (s *Server) createTable(c *call) (*reply, error) {
+	if err := refuseAtom(c); err != nil {
+		return nil, err
+	}
 	body, err := readBody(c, maxEntityBody)
 	if err != nil {
 		return nil, err
@@ -167,40 +186,40 @@ func (s *Server) createTable(c *call) (*reply, error) {
 	if !ok {
 		return nil, azerr.New(azerr.InvalidInput)
 	}
-	t, err := s.svc.CreateTable(c.Ctx, c.Account, name)
+	t, err := s.svc.CreateTable(c.ctx, c.account, name)
 	if err != nil {
 		return nil, err
 	}
 	rp := jsonReply(c, http.StatusCreated)
-	rp.Location = c.baseURL() + "/Tables('" + t.Name + "')"
-	switch preferValue(c.Header.Values("Prefer")) {
+	rp.location = c.baseURL() + "/Tables('" + t.Name + "')"
+	switch preferValue(c.header.Values("Prefer")) {
 	case "return-no-content":
-		rp.Status, rp.ContentType = http.StatusNoContent, ""
-		rp.PreferenceApplied = "return-no-content"
-		rp.DataServiceID = rp.Location
+		rp.status, rp.contentType = http.StatusNoContent, ""
+		rp.preferenceApplied = "return-no-content"
+		rp.dataServiceID = rp.location
 		return rp, nil
 	case "return-content":
-		rp.PreferenceApplied = "return-content"
+		rp.preferenceApplied = "return-content"
 	}
-	rp.Body = s.appendTable(nil, c, t.Name, true)
+	rp.body = s.appendTable(nil, c, t.Name, true)
 	return rp, nil
 }
 
 func (s *Server) getTable(c *call) (*reply, error) {
-	t, err := s.svc.GetTable(c.Ctx, c.Account, c.res.table)
+	t, err := s.svc.GetTable(c.ctx, c.account, c.res.table)
 	if err != nil {
 		return nil, err
 	}
 	rp := jsonReply(c, http.StatusOK)
-	rp.Body = s.appendTable(nil, c, t.Name, true)
+	rp.body = s.appendTable(nil, c, t.Name, true)
 	return rp, nil
 }
 
 func (s *Server) deleteTable(c *call) (*reply, error) {
-	if err := s.svc.DeleteTable(c.Ctx, c.Account, c.res.table); err != nil {
+	if err := s.svc.DeleteTable(c.ctx, c.account, c.res.table); err != nil {
 		return nil, err
 	}
-	return &reply{Status: http.StatusNoContent}, nil
+	return &reply{status: http.StatusNoContent}, nil
 }
 
 // ---- entities ----
@@ -208,7 +227,7 @@ func (s *Server) deleteTable(c *call) (*reply, error) {
 func (s *Server) encodeOptions(c *call, tableName string, sel []string) entity.EncodeOptions {
 	o := entity.EncodeOptions{
 		Level:   c.level,
-		Account: c.Account,
+		Account: c.account,
 		Table:   tableName,
 		Select:  sel,
 	}
@@ -222,13 +241,13 @@ func (s *Server) encodeOptions(c *call, tableName string, sel []string) entity.E
 // concatenation.
 func (c *call) elementMetadata(tableName string) string {
 	scheme := "http"
-	if c.FC.IsTLS() {
+	if c.fc.IsTLS() {
 		scheme = "https"
 	}
-	if c.PathStyle {
-		return scheme + "://" + c.Host + "/" + c.Account + "/$metadata#" + tableName + "/@Element"
+	if c.pathStyle {
+		return scheme + "://" + c.host + "/" + c.account + "/$metadata#" + tableName + "/@Element"
 	}
-	return scheme + "://" + c.Host + "/$metadata#" + tableName + "/@Element"
+	return scheme + "://" + c.host + "/$metadata#" + tableName + "/@Element"
 }
 
 func (s *Server) getEntity(c *call) (*reply, error) {
@@ -243,10 +262,14 @@ func (s *Server) getEntity(c *call) (*reply, error) {
 	if err := s.checkSASRange(c, c.res.pk, c.res.rk); err != nil {
 		return nil, err
 	}
-	raw, err := s.svc.GetEntityRaw(c.Ctx, c.Account, c.res.table, c.res.pk, c.res.rk)
+	if err := s.admit(c, partition.Op{Container: c.res.table, Key: c.res.pk, Kind: partition.KindPointRead}); err != nil {
+		return nil, err
+	}
+	raw, err := s.svc.GetEntityRaw(c.ctx, c.account, c.res.table, c.res.pk, c.res.rk)
 	if err != nil {
 		return nil, err
 	}
+	c.part.entities = 1
 	o := s.encodeOptions(c, c.res.table, sel)
 	if c.level != entity.NoMetadata {
 		o.Metadata = c.elementMetadata(c.res.table)
@@ -254,17 +277,17 @@ func (s *Server) getEntity(c *call) (*reply, error) {
 			o.Metadata += "&$select=" + c.query.selectList
 		}
 	}
-	buf := s.bodies.Get()
-	body, err := entity.AppendJSONRaw(buf.B[:0], raw, o)
-	buf.B = body
+	buf := s.bodies.get()
+	body, err := entity.AppendJSONRaw(buf.b[:0], raw, o)
+	buf.b = body
 	if err != nil {
-		s.bodies.Put(buf)
+		s.bodies.put(buf)
 		return nil, err
 	}
 	rp := jsonReply(c, http.StatusOK)
-	rp.ETag = entity.ETag(raw.Timestamp())
-	rp.Body = body
-	rp.Pooled, rp.Pool = buf, &s.bodies
+	rp.etag = entity.ETag(raw.Timestamp())
+	rp.body = body
+	rp.pooled, rp.pool = buf, &s.bodies
 	return rp, nil
 }
 
@@ -304,34 +327,37 @@ func (s *Server) insertEntity(c *call) (*reply, error) {
 	if err := s.checkSASRange(c, in.PartitionKey, in.RowKey); err != nil {
 		return nil, err
 	}
-	res, err := s.svc.Write(c.Ctx, c.Account, c.res.table, table.Op{Kind: table.Insert, Entity: in})
+	if err := s.admit(c, partition.Op{Container: c.res.table, Key: in.PartitionKey, Kind: partition.KindInsert, Entities: 1}); err != nil {
+		return nil, err
+	}
+	res, err := s.svc.Write(c.ctx, c.account, c.res.table, table.Op{Kind: table.Insert, Entity: in})
 	if err != nil {
 		return nil, err
 	}
-	return s.insertReply(c, res.Entity, preferValue(c.Header.Values("Prefer"))), nil
+	return s.insertReply(c, res.Entity, preferValue(c.header.Values("Prefer"))), nil
 }
 
 // insertReply builds the 201 (echo) or 204 (Prefer: return-no-content) answer of an insert.
 func (s *Server) insertReply(c *call, e *entity.Entity, prefer string) *reply {
 	rp := jsonReply(c, http.StatusCreated)
-	rp.ETag = entity.ETag(e.Timestamp)
-	rp.Location = c.entityURL(c.res.table, e.PartitionKey, e.RowKey)
+	rp.etag = entity.ETag(e.Timestamp)
+	rp.location = c.entityURL(c.res.table, e.PartitionKey, e.RowKey)
 	if prefer == "return-no-content" {
-		rp.Status, rp.ContentType = http.StatusNoContent, ""
-		rp.PreferenceApplied = "return-no-content"
-		rp.DataServiceID = rp.Location
+		rp.status, rp.contentType = http.StatusNoContent, ""
+		rp.preferenceApplied = "return-no-content"
+		rp.dataServiceID = rp.location
 		return rp
 	}
 	if prefer == "return-content" {
-		rp.PreferenceApplied = "return-content"
+		rp.preferenceApplied = "return-content"
 	}
 	o := s.encodeOptions(c, c.res.table, nil)
 	if c.level != entity.NoMetadata {
 		o.Metadata = c.elementMetadata(c.res.table)
 	}
-	buf := s.bodies.Get()
-	buf.B = entity.AppendJSON(buf.B[:0], e, o)
-	rp.Body, rp.Pooled, rp.Pool = buf.B, buf, &s.bodies
+	buf := s.bodies.get()
+	buf.b = entity.AppendJSON(buf.b[:0], e, o)
+	rp.body, rp.pooled, rp.pool = buf.b, buf, &s.bodies
 	return rp
 }
 
@@ -364,11 +390,11 @@ func entityOp(op operation, ifMatch []string, in *entity.Entity) (table.Op, erro
 			o.Kind, o.IfMatch = table.Merge, *cond
 		}
 	case opDeleteEntity:
-		o.Kind = table.Delete
-		o.IfMatch = table.IfMatch{Any: true} // SDKs always send one; absent means any
-		if cond != nil {
-			o.IfMatch = *cond
+		// Azure requires If-Match ("*" or an ETag) on a delete; the SDKs always send it.
+		if cond == nil {
+			return table.Op{}, azerr.New(azerr.MissingRequiredHeader)
 		}
+		o.Kind, o.IfMatch = table.Delete, *cond
 	}
 	return o, nil
 }
@@ -384,20 +410,27 @@ func (s *Server) writeEntity(c *call, op operation) (*reply, error) {
 			return nil, err
 		}
 	}
-	o, err := entityOp(op, c.Header.Values("If-Match"), in)
+	o, err := entityOp(op, c.header.Values("If-Match"), in)
 	if err != nil {
 		return nil, err
 	}
 	if err := s.checkSASRange(c, in.PartitionKey, in.RowKey); err != nil {
 		return nil, err
 	}
-	res, err := s.svc.Write(c.Ctx, c.Account, c.res.table, o)
+	kind := partition.KindUpdate
+	if op == opDeleteEntity {
+		kind = partition.KindDelete
+	}
+	if err := s.admit(c, partition.Op{Container: c.res.table, Key: in.PartitionKey, Kind: kind, Entities: 1}); err != nil {
+		return nil, err
+	}
+	res, err := s.svc.Write(c.ctx, c.account, c.res.table, o)
 	if err != nil {
 		return nil, err
 	}
-	rp := &reply{Status: http.StatusNoContent}
+	rp := &reply{status: http.StatusNoContent}
 	if res.Entity != nil {
-		rp.ETag = entity.ETag(res.Entity.Timestamp)
+		rp.etag = entity.ETag(res.Entity.Timestamp)
 	}
 	return rp, nil
 }
@@ -413,8 +446,9 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 			return nil, err
 		}
 	}
+	emptyPage := false
 	if c.query.hasTop {
-		if q.Top, err = query.ParseTop(c.query.top); err != nil {
+		if emptyPage, err = parseTop(c.query.top, &q.Top); err != nil {
 			return nil, err
 		}
 	}
@@ -435,12 +469,16 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 		}
 	}
 	q.Bounds = sasBounds(c)
+	if err := s.admitQuery(c, &q); err != nil {
+		return nil, err
+	}
+	counting := c.part.admitted
 	o := s.encodeOptions(c, c.res.table, sel)
 	// The page writes each entity in the default element form at minimal metadata without
 	// $select: the column cache may keep and reuse that JSON.
 	q.ElementJSON = c.level == entity.MinimalMetadata && sel == nil
-	buf := s.pages.Get()
-	b := append(buf.B[:0], '{')
+	buf := s.pages.get()
+	b := append(buf.b[:0], '{')
 	if c.level != entity.NoMetadata {
 		md := c.baseURL() + "/$metadata#" + c.res.table
 		if sel != nil {
@@ -452,20 +490,32 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 	}
 	b = append(b, `"value":[`...)
 	n := 0
-	// Each entity goes from its stored form straight into the page (r is valid only during
-	// the call, which is all AppendJSONRaw needs).
-	info, err := s.svc.QueryEntities(c.Ctx, c.Account, c.res.table, q, func(r entity.Raw) (bool, error) {
-		if n > 0 {
-			b = append(b, ',')
+	var info table.PageInfo
+	if emptyPage {
+		// $top=0: no entities and no continuation, but the table must exist.
+		if _, err = s.svc.GetTable(c.ctx, c.account, c.res.table); azerr.Is(err, azerr.ResourceNotFound) {
+			err = azerr.New(azerr.TableNotFound) // what a query of a missing table answers
 		}
-		n++
-		var err error
-		b, err = entity.AppendJSONRaw(b, r, o)
-		return len(b) < maxPageBytes, err
-	})
+		info.Plan = "none"
+	} else {
+		// Each entity goes from its stored form straight into the page (r is valid only
+		// during the call, which is all AppendJSONRaw needs).
+		info, err = s.svc.QueryEntities(c.ctx, c.account, c.res.table, q, func(r entity.Raw) (bool, error) {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			n++
+			if counting {
+				s.notePartition(c, r.PartitionKey())
+			}
+			var err error
+			b, err = entity.AppendJSONRaw(b, r, o)
+			return len(b) < maxPageBytes, err
+		})
+	}
 	if err != nil {
-		buf.B = b
-		s.pages.Put(buf)
+		buf.b = b
+		s.pages.put(buf)
 		return nil, err
 	}
 	b = append(b, "]}"...)
@@ -475,17 +525,62 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 		h.Set("x-ms-continuation-NextPartitionKey", query.EncodeToken(info.Next.PartitionKey))
 		h.Set("x-ms-continuation-NextRowKey", query.EncodeToken(info.Next.RowKey))
 	}
-	h.Set("x-tablo-query-plan", planHeader(info))
-	s.log.Debug("query", "request_id", c.RequestID, "plan", info.Plan, "scanned", info.Scanned, "returned", info.Returned)
-	buf.B = b
-	rp.Header, rp.Body, rp.Pooled, rp.Pool = h, b, buf, &s.pages
+	h.Set("x-tablo-query-plan", planHeader(info, rangesHeader(c)))
+	s.log.Debug("query", "request_id", c.requestID, "plan", info.Plan, "scanned", info.Scanned, "returned", info.Returned)
+	buf.b = b
+	rp.header, rp.body, rp.pooled, rp.pool = h, b, buf, &s.pages
 	return rp, nil
 }
 
-func planHeader(info table.PageInfo) string {
-	return info.Plan + "; scanned=" + strconv.Itoa(info.Scanned) + "; returned=" + strconv.Itoa(info.Returned)
+// parseTop parses a $top that was sent: an empty value leaves *top unset (0, a full page);
+// empty reports $top=0, which Azure answers with an empty page.
+func parseTop(v string, top *int) (empty bool, err error) {
+	n, err := query.ParseTop(v)
+	if err != nil {
+		return false, err
+	}
+	if n < 0 {
+		return false, nil
+	}
+	*top = n
+	return n == 0, nil
+}
+
+// planHeader names the plan, the range partitions it touched (when known) and the work done.
+func planHeader(info table.PageInfo, ranges string) string {
+	return info.Plan + ranges + "; scanned=" + strconv.Itoa(info.Scanned) + "; returned=" + strconv.Itoa(info.Returned)
 }
 
 // ---- wire helpers ----
 
 func appendJSONString(b []byte, s string) []byte { return entity.AppendJSONString(b, s) }
+
+func appendJSONError(b []byte, code, msg string) []byte {
+	b = append(b, `{"odata.error":{"code":`...)
+	b = appendJSONString(b, code)
+	b = append(b, `,"message":{"lang":"en-US","value":`...)
+	b = appendJSONString(b, msg)
+	return append(b, "}}}"...)
+}
+
+// appendXMLError writes the storage-common XML error; detail, when set, is Azure's
+// AuthenticationErrorDetail element.
+func appendXMLError(b []byte, code, msg, detail string) []byte {
+	b = append(b, `<?xml version="1.0" encoding="utf-8"?><Error><Code>`...)
+	b = appendXMLText(b, code)
+	b = append(b, "</Code><Message>"...)
+	b = appendXMLText(b, msg)
+	b = append(b, "</Message>"...)
+	if detail != "" {
+		b = append(b, "<AuthenticationErrorDetail>"...)
+		b = appendXMLText(b, detail)
+		b = append(b, "</AuthenticationErrorDetail>"...)
+	}
+	return append(b, "</Error>"...)
+}
+
+func appendXMLText(b []byte, s string) []byte {
+	var buf bytes.Buffer
+	_ = xmlEscape(&buf, s)
+	return append(b, buf.Bytes()...)
+}
