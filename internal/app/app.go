@@ -196,15 +196,6 @@ func (a *App) ServiceAddr(service string) net.Addr {
 	return nil
 }
 
-func (a *App) listener(service string) *listener {
-	for _, l := range a.listeners {
-		if l.service == service {
-			return l
-		}
-	}
-	return nil
-}
-
 // Done yields the Serve error if a listener fails on its own.
 func (a *App) Done() <-chan error { return a.served }
 
