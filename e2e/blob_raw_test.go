@@ -5,11 +5,14 @@ import (
 	"io"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
+
+	"github.com/tablo/tablo/internal/auth"
 )
 
 // Wire details the SDKs hide: HEAD carries Content-Length and no body, errors on HEAD and
@@ -105,5 +108,30 @@ func TestBlobServiceProperties(t *testing.T) {
 	info, err := svc.GetAccountInfo(ctx, nil)
 	if err != nil || *info.AccountKind != "StorageV2" {
 		t.Errorf("account info: %v", err)
+	}
+}
+
+// A Blob request dated further than 15 minutes from the server's clock is refused, as Azure
+// refuses it; one dated now passes.
+func TestBlobRequestDateWindow(t *testing.T) {
+	ts := startServer(t)
+	try := func(date time.Time) int {
+		req, _ := http.NewRequest("GET", ts.blobEndpoint()+"/?comp=list", nil)
+		req.Header.Set("x-ms-version", "2021-12-02")
+		req.Header.Set("x-ms-date", date.UTC().Format(http.TimeFormat))
+		info := auth.RequestInfo{Method: "GET", RawPath: req.URL.EscapedPath(), RawQuery: req.URL.RawQuery, Header: auth.HTTPHeader(req.Header), Account: devAccount, PathStyle: true, Service: auth.ServiceBlob}
+		req.Header.Set("Authorization", auth.SignSharedKey(auth.SchemeSharedKey, info, auth.DevAccount().Keys[0]))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := try(time.Now()); got != 200 {
+		t.Errorf("request dated now: %d", got)
+	}
+	if got := try(time.Now().Add(-20 * time.Minute)); got != 403 {
+		t.Errorf("request dated 20 minutes ago: %d, want 403", got)
 	}
 }

@@ -117,7 +117,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 			l.http = tableSrv.NewHTTPServer()
 		case "Blob":
 			a.blob = blob.New(db, blob.Options{Logger: log})
-			l.http = blobwire.New(blobwire.Options{Service: a.blob, Accounts: cfg.Accounts, Logger: log}).NewHTTPServer()
+			l.http = blobwire.New(blobwire.Options{Service: a.blob, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow}).NewHTTPServer()
 		}
 		go func() { a.served <- l.http.Serve(l.ln) }()
 	}

@@ -28,6 +28,8 @@ type Options struct {
 	Accounts []auth.Account
 	Logger   *slog.Logger
 	Now      func() time.Time
+	// RequestDateWindow is how far a Shared Key request's date may lie from Now (0: 15 min).
+	RequestDateWindow time.Duration
 }
 
 // Server serves the Blob REST API.
@@ -48,7 +50,7 @@ func New(o Options) *Server {
 	s := &Server{svc: o.Service, log: o.Logger}
 	s.p = edge.New(edge.Options{
 		Service: auth.ServiceBlob, Accounts: o.Accounts, Logger: o.Logger, Now: o.Now,
-		Settings: o.Service, KeepHeaderCase: true,
+		Settings: o.Service, KeepHeaderCase: true, RequestDateWindow: o.RequestDateWindow,
 	})
 	return s
 }

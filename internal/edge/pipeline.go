@@ -38,6 +38,9 @@ type Options struct {
 	// MinVersion is the oldest x-ms-version accepted; an older one is TooOldVersion.
 	MinVersion    string
 	TooOldVersion azerr.Code
+	// RequestDateWindow is how far a Shared Key request's date may lie from Now (0: Azure's
+	// 15 minutes).
+	RequestDateWindow time.Duration
 	// KeepHeaderCase keeps request header names as sent (the streaming server for Blob,
 	// which echoes metadata names in their case); lookups then fold case.
 	KeepHeaderCase bool
@@ -61,6 +64,8 @@ type Pipeline struct {
 	minVer   string
 	tooOld   azerr.Code
 	keepCase bool
+	// dateWindow bounds a Shared Key request's date around now.
+	dateWindow time.Duration
 	// Request ids: a random per-process prefix and a counter, formatted like Azure's GUIDs.
 	idPrefix string
 	idSeq    atomic.Uint64
@@ -76,6 +81,9 @@ func New(o Options) *Pipeline {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.RequestDateWindow <= 0 {
+		o.RequestDateWindow = 15 * time.Minute
+	}
 	if o.MinVersion == "" {
 		o.MinVersion, o.TooOldVersion = "2009-09-19", azerr.InvalidHeaderValue
 	}
@@ -83,15 +91,16 @@ func New(o Options) *Pipeline {
 	_, _ = rand.Read(rnd[:])
 	h := hex.EncodeToString(rnd[:])
 	p := &Pipeline{
-		svc:      o.Service,
-		accounts: map[string]*auth.Verifier{},
-		log:      o.Logger,
-		now:      o.Now,
-		settings: o.Settings,
-		minVer:   o.MinVersion,
-		tooOld:   o.TooOldVersion,
-		keepCase: o.KeepHeaderCase,
-		idPrefix: h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-",
+		svc:        o.Service,
+		accounts:   map[string]*auth.Verifier{},
+		log:        o.Logger,
+		now:        o.Now,
+		settings:   o.Settings,
+		minVer:     o.MinVersion,
+		tooOld:     o.TooOldVersion,
+		keepCase:   o.KeepHeaderCase,
+		dateWindow: o.RequestDateWindow,
+		idPrefix:   h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-",
 	}
 	for i := range o.Accounts {
 		p.accounts[o.Accounts[i].Name] = auth.NewVerifier(&o.Accounts[i])
@@ -364,6 +373,9 @@ func (p *Pipeline) Authenticate(c *Call, t AuthTarget) (*auth.SAS, error) {
 		PathStyle: c.PathStyle,
 		Secondary: c.Secondary,
 		Service:   p.svc,
+		// The date is checked first (a stale replay costs no HMAC), as Azure does.
+		Now:          p.now(),
+		MaxClockSkew: p.dateWindow,
 	})
 }
 
