@@ -1,6 +1,7 @@
 package blob
 
 import (
+	"bytes"
 	"context"
 	"errors"
 
@@ -131,8 +132,7 @@ func (s *Service) Put(ctx context.Context, r Ref, p PutRequest) (*Blob, error) {
 		default:
 			nb.inline = w.inline
 		}
-		p := keys.BlobBlockPrefix(c.ID, r.Name, false)
-		return nb, tx.DeleteRange(p, keys.PrefixEnd(p))
+		return nb, dropStaged(ctx, tx, c.ID, r.Name)
 	})
 	if err != nil {
 		return nil, err
@@ -322,8 +322,7 @@ func (s *Service) Delete(ctx context.Context, r Ref, snapshots string, cond Cond
 		default:
 			return nil, azerr.New(azerr.InvalidHeaderValue)
 		}
-		p := keys.BlobBlockPrefix(c.ID, r.Name, false)
-		return nil, tx.DeleteRange(p, keys.PrefixEnd(p))
+		return nil, dropStaged(ctx, tx, c.ID, r.Name)
 	})
 	if err == nil {
 		s.gc.poke()
@@ -360,4 +359,37 @@ func (s *Service) Snapshot(ctx context.Context, r Ref, meta Meta, setMeta bool, 
 		return old, nil
 	})
 	return b, snap, err
+}
+
+// dropStaged deletes a blob's uncommitted blocks, if it has any. The caller holds the blob's
+// lock, so none is staged meanwhile. Checking first matters: a range deletion on every Put
+// Blob would pile up range tombstones that every later read has to step over (1 KiB Put
+// Blob from 16 writers: 1,375/s with one per put).
+func dropStaged(ctx context.Context, tx store.Txn, cid uint64, name string) error {
+	p := keys.BlobBlockPrefix(cid, name, false)
+	snap, err := tx.Snapshot()
+	if err != nil {
+		return err
+	}
+	var staged [][]byte
+	err = snap.Scan(ctx, p, keys.PrefixEnd(p), func(k, v []byte) (bool, error) {
+		staged = append(staged, bytes.Clone(k))
+		return true, nil
+	})
+	snap.Close()
+	if err != nil {
+		return err
+	}
+	return deleteKeys(tx, staged)
+}
+
+// deleteKeys deletes keys one by one: point tombstones, not a range tombstone that reads
+// would have to step over until a compaction drops it.
+func deleteKeys(tx store.Txn, ks [][]byte) error {
+	for _, k := range ks {
+		if err := tx.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -166,7 +166,11 @@ func (s *Service) PutBlockList(ctx context.Context, r Ref, list []BlockRef, p Pu
 			nb.Blocks = append(nb.Blocks, b)
 			nb.Size += b.Size
 		}
-		return nb, tx.DeleteRange(prefix, keys.PrefixEnd(prefix))
+		ks := make([][]byte, 0, len(uncommitted))
+		for id := range uncommitted {
+			ks = append(ks, keys.BlobBlock(c.ID, r.Name, id))
+		}
+		return nb, deleteKeys(tx, ks)
 	})
 	if err != nil {
 		return nil, err
