@@ -1,0 +1,175 @@
+package queue
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tablo/tablo/internal/azerr"
+	"github.com/tablo/tablo/internal/keys"
+	"github.com/tablo/tablo/internal/store"
+)
+
+// Options configure a Service.
+type Options struct {
+	Logger *slog.Logger
+	// Now is the clock (default time.Now). The service never lets its readings go
+	// backwards (see Service.clock).
+	Now func() time.Time
+	// ReapInterval is how often expired messages are deleted (default 1 s; negative: never,
+	// for tests that drive Reap themselves).
+	ReapInterval time.Duration
+}
+
+// Service is the Queue service over one store. It is safe for concurrent use.
+type Service struct {
+	st   store.Store
+	log  *slog.Logger
+	wall func() time.Time
+	// last is the latest clock reading handed out (Unix ns): readings never go back, which
+	// the visibility-index hints rely on.
+	last atomic.Int64
+	// seq numbers messages: increasing, and above any number of an earlier run.
+	seq atomic.Uint64
+	// states holds per-queue in-memory state (*qstate) by queue id.
+	states sync.Map
+	// reapFrom is where the next reaper pass starts in the expiry index (Unix ns).
+	reapFrom atomic.Int64
+	stop     chan struct{}
+	done     chan struct{}
+	closed   atomic.Bool
+}
+
+// qstate is what the service remembers about a queue between requests.
+type qstate struct {
+	// hint: no entry of the queue's visibility index is below this time (Unix ns).
+	hint atomic.Int64
+}
+
+// New returns a Service over st and starts its reaper.
+func New(st store.Store, o Options) *Service {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	s := &Service{st: st, log: o.Logger, wall: o.Now, stop: make(chan struct{}), done: make(chan struct{})}
+	s.seq.Store(uint64(max(o.Now().UnixNano(), 0)))
+	if o.ReapInterval == 0 {
+		o.ReapInterval = time.Second
+	}
+	if o.ReapInterval > 0 {
+		go s.reapLoop(o.ReapInterval)
+	} else {
+		close(s.done)
+	}
+	return s
+}
+
+// Close stops the reaper (the store is the caller's). Safe to call twice.
+func (s *Service) Close() {
+	if s.closed.Swap(true) {
+		return
+	}
+	close(s.stop)
+	<-s.done
+}
+
+// clock returns the time in Unix ns, never less than an earlier reading.
+func (s *Service) clock() int64 {
+	t := s.wall().UnixNano()
+	for {
+		l := s.last.Load()
+		if t <= l {
+			return l
+		}
+		if s.last.CompareAndSwap(l, t) {
+			return t
+		}
+	}
+}
+
+func (s *Service) nextSeq(now int64) uint64 {
+	for {
+		cur := s.seq.Load()
+		next := max(cur+1, uint64(max(now, 0)))
+		if s.seq.CompareAndSwap(cur, next) {
+			return next
+		}
+	}
+}
+
+func (s *Service) state(id uint64) *qstate {
+	if v, ok := s.states.Load(id); ok {
+		return v.(*qstate)
+	}
+	v, _ := s.states.LoadOrStore(id, &qstate{})
+	return v.(*qstate)
+}
+
+func nameLock(account, name string) store.Lock {
+	return store.Lock{Name: "qn/" + account + "/" + name}
+}
+
+func queueLock(id uint64) store.Lock { return store.Lock{Name: "q/" + strconv.FormatUint(id, 10)} }
+
+var errQueueNotFound = azerr.New(azerr.QueueNotFound)
+
+// lookup reads a queue's catalog record (nil when absent) through get.
+func lookup(get func([]byte) ([]byte, error), account, name string) (*queueRecord, error) {
+	v, err := get(keys.QueueCatalog(account, name))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decodeQueueRecord(v)
+}
+
+// withQueue runs fn in an Update holding the queue's lock, with the queue's record as the
+// Update sees it. A queue deleted (or deleted and created again) between the lookup and the
+// lock is looked up again.
+func (s *Service) withQueue(ctx context.Context, account, name string, fn func(tx store.Txn, q *queueRecord) error) error {
+	if err := ValidateName(name); err != nil {
+		return err
+	}
+	for attempt := 0; ; attempt++ {
+		q, err := lookup(func(k []byte) ([]byte, error) { return s.st.Get(ctx, k) }, account, name)
+		if err != nil {
+			return err
+		}
+		if q == nil {
+			return errQueueNotFound
+		}
+		moved := false
+		err = s.st.Update(ctx, []store.Lock{queueLock(q.id)}, func(tx store.Txn) error {
+			cur, err := lookup(tx.Get, account, name)
+			if err != nil {
+				return err
+			}
+			if cur == nil || cur.id != q.id {
+				moved = true
+				return errQueueNotFound
+			}
+			return fn(tx, cur)
+		})
+		if !moved || attempt == 2 {
+			return err
+		}
+	}
+}
+
+// newReceipt returns a random pop receipt value.
+func newReceipt() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return binary.BigEndian.Uint64(b[:])
+}
