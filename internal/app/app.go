@@ -15,6 +15,8 @@ import (
 
 	"github.com/tablo/tablo/internal/config"
 	"github.com/tablo/tablo/internal/httpserve"
+	"github.com/tablo/tablo/internal/queue"
+	"github.com/tablo/tablo/internal/queuewire"
 	"github.com/tablo/tablo/internal/server"
 	pebblestore "github.com/tablo/tablo/internal/store/pebble"
 	"github.com/tablo/tablo/internal/table"
@@ -26,6 +28,7 @@ type App struct {
 	log *slog.Logger
 	db  *pebblestore.DB
 	svc *table.Service
+	qsv *queue.Service
 	// listeners holds one listener per started service, in start-up order.
 	listeners []*listener
 	pprof     *http.Server
@@ -47,7 +50,8 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 		return nil, err
 	}
 	svc := table.New(db, table.Options{Logger: log, ColumnCacheBytes: cfg.ColumnCacheBytes})
-	a := &App{cfg: cfg, log: log, db: db, svc: svc, served: make(chan error, 4)}
+	qsv := queue.New(db, queue.Options{Logger: log})
+	a := &App{cfg: cfg, log: log, db: db, svc: svc, qsv: qsv, served: make(chan error, 4)}
 	// Each started service gets its listener; one that is not started has no port open.
 	type starter struct {
 		name string
@@ -57,6 +61,9 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	starters := []starter{
 		{"table", cfg.TablePort, func() *httpserve.Server {
 			return server.New(server.Options{Service: svc, Accounts: cfg.Accounts, Logger: log}).NewHTTPServer()
+		}},
+		{"queue", cfg.QueuePort, func() *httpserve.Server {
+			return queuewire.New(queuewire.Options{Service: qsv, Accounts: cfg.Accounts, Logger: log}).NewHTTPServer()
 		}},
 	}
 	for _, st := range starters {
@@ -69,6 +76,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 			for _, l := range a.listeners {
 				_ = l.ln.Close() // not yet served
 			}
+			qsv.Close()
 			svc.Close()
 			db.Close()
 			return nil, fmt.Errorf("app: %s service: listen %s: %w", st.name, addr, err)
@@ -138,6 +146,7 @@ func (a *App) Close(ctx context.Context) error {
 	if a.pprof != nil {
 		_ = a.pprof.Close()
 	}
+	a.qsv.Close()
 	a.svc.Close()
 	if err := a.db.Close(); err != nil {
 		errs = append(errs, err)

@@ -37,9 +37,9 @@ type Config struct {
 	ColumnCacheBytes int64
 }
 
-// Available lists the services this build can start, in start-up order. Queue and Blob
-// have their port settings already; each joins this list when its service exists.
-var Available = []string{"table"}
+// Available lists the services this build can start, in start-up order. Blob has its
+// port setting already; it joins this list when the service exists.
+var Available = []string{"table", "queue"}
 
 // Known lists every service name --services accepts in some build.
 var known = []string{"table", "queue", "blob"}

@@ -81,6 +81,10 @@ func TestServicesAndPorts(t *testing.T) {
 	if err != nil || !c.Starts("table") || c.BlobPort != 1 {
 		t.Fatalf("env: %+v %v", c, err)
 	}
+	c, err = Load([]string{"--services", "queue"}, env(nil), io.Discard)
+	if err != nil || c.Starts("table") || !c.Starts("queue") {
+		t.Fatalf("queue only: %+v %v", c, err)
+	}
 	for _, bad := range []string{"table,table", "files", "", "blob"} {
 		if _, err := Load([]string{"--services", bad}, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "--services") {
 			t.Errorf("--services %q: %v", bad, err)

@@ -66,3 +66,15 @@ func BenchmarkQueueDepth(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkPeekOnly(b *testing.B) {
+	s, _ := newService(b, false)
+	mustCreate(b, s, "peek")
+	fill(b, s, "peek", 100)
+	b.ResetTimer()
+	for range b.N {
+		if got, err := s.PeekMessages(ctx, acct, "peek", 1); err != nil || len(got) != 1 {
+			b.Fatal(got, err)
+		}
+	}
+}
