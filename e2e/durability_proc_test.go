@@ -53,6 +53,8 @@ type tabloProc struct {
 	cmd      *exec.Cmd
 	endpoint string
 	addr     string
+	// queueEndpoint is the Queue service's URL (on its own free port).
+	queueEndpoint string
 	stderr   *lockedBuffer
 	exited   chan struct{}
 	waitErr  error
@@ -79,8 +81,10 @@ func startTablo(t *testing.T, bin, dataDir string) (*tabloProc, time.Duration) {
 		exited: make(chan struct{}),
 	}
 	p.endpoint = "http://" + p.addr + "/" + devAccount
+	queuePort := freeLoopbackPort(t)
+	p.queueEndpoint = fmt.Sprintf("http://127.0.0.1:%d/%s", queuePort, devAccount)
 	p.cmd = exec.Command(bin, "--host", "127.0.0.1", "--table-port", strconv.Itoa(port),
-		"--data-dir", dataDir, "--log-level", "warn")
+		"--queue-port", strconv.Itoa(queuePort), "--data-dir", dataDir, "--log-level", "warn")
 	p.cmd.Stderr = p.stderr
 	p.cmd.Stdout = p.stderr
 	began := time.Now()
