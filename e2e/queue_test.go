@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -458,5 +459,71 @@ func TestQueueConcurrentConsumers(t *testing.T) {
 		if n != 1 {
 			t.Fatalf("%s seen %d times", k, n)
 		}
+	}
+}
+
+// Metadata names keep their case as sent (x-ms-meta-Purpose comes back as Purpose), in the
+// response headers and in listings; service URLs work with and without the slash after the
+// account, and host-style.
+func TestQueueWireShapes(t *testing.T) {
+	ts := startServer(t)
+	signed := func(method, target string, hdr map[string]string) *http.Request {
+		req, err := http.NewRequest(method, ts.queueEndpoint()+target, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("x-ms-version", "2024-08-04")
+		req.Header.Set("x-ms-date", time.Now().UTC().Format(http.TimeFormat))
+		for k, v := range hdr {
+			req.Header[k] = []string{v} // as written: no canonical case
+		}
+		rawPath, rawQuery := auth.SplitRequestURI(req.URL.RequestURI())
+		acct := auth.DevAccount()
+		req.Header.Set("Authorization", auth.SignSharedKey(auth.SchemeSharedKey, auth.RequestInfo{
+			Method: method, RawPath: rawPath, RawQuery: rawQuery, Header: auth.HTTPHeader(req.Header),
+			Account: devAccount, PathStyle: true, Service: auth.ServiceQueue,
+		}, acct.Keys[0]))
+		return req
+	}
+	rawExchange := func(req *http.Request) string {
+		conn, err := net.Dial("tcp", req.URL.Host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		req.Close = true
+		if err := req.Write(conn); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(conn)
+		return string(b)
+	}
+	resp := rawExchange(signed("PUT", "/casequeue", map[string]string{"x-ms-meta-Purpose": "wire", "x-ms-meta-owner": "me", "Content-Length": "0"}))
+	if !strings.HasPrefix(resp, "HTTP/1.1 201") {
+		t.Fatalf("create: %s", resp)
+	}
+	resp = rawExchange(signed("GET", "/casequeue?comp=metadata", nil))
+	if !strings.Contains(resp, "\r\nx-ms-meta-Purpose: wire\r\n") || !strings.Contains(resp, "\r\nx-ms-meta-owner: me\r\n") ||
+		!strings.Contains(resp, "\r\nx-ms-approximate-messages-count: 0\r\n") {
+		t.Fatalf("metadata case lost:\n%s", resp)
+	}
+	for _, target := range []string{"?comp=list&include=metadata", "/?comp=list&include=metadata"} {
+		resp = rawExchange(signed("GET", target, nil))
+		if !strings.Contains(resp, "<Metadata><Purpose>wire</Purpose><owner>me</owner></Metadata>") {
+			t.Fatalf("list %s:\n%s", target, resp)
+		}
+	}
+	// Host style: {account}.queue.localhost.
+	req := signed("GET", "/casequeue?comp=metadata", nil)
+	req.Host = devAccount + ".queue.localhost"
+	rawPath, rawQuery := auth.SplitRequestURI("/casequeue?comp=metadata")
+	acct := auth.DevAccount()
+	req.Header.Set("Authorization", auth.SignSharedKey(auth.SchemeSharedKey, auth.RequestInfo{
+		Method: "GET", RawPath: rawPath, RawQuery: rawQuery, Header: auth.HTTPHeader(req.Header),
+		Account: devAccount, Service: auth.ServiceQueue,
+	}, acct.Keys[0]))
+	req.URL.Path = "/casequeue"
+	if resp = rawExchange(req); !strings.HasPrefix(resp, "HTTP/1.1 200") {
+		t.Fatalf("host style:\n%s", resp)
 	}
 }
