@@ -13,11 +13,11 @@ func fill(t testing.TB, s *Service, name string, n int) {
 	t.Helper()
 	for done := 0; done < n; {
 		k := min(n-done, 10000)
-		err := s.withQueue(ctx, acct, name, func(tx store.Txn, q *queueRecord) error {
+		err := s.withQueue(ctx, acct, name, func(tx store.Txn, qid uint64) error {
 			for i := 0; i < k; i++ {
 				now := s.clock()
 				m := &message{seq: s.nextSeq(now), inserted: now, expires: now + int64(DefaultTTL)*1e9, visibleAt: now, receipt: newReceipt(), text: "payload-payload-payload"}
-				if err := s.writeMessage(tx, q.id, m); err != nil {
+				if err := s.writeMessage(tx, qid, m); err != nil {
 					return err
 				}
 			}

@@ -115,7 +115,7 @@ func (s *Service) PutMessage(ctx context.Context, account, name, text string, vi
 		return Message{}, outOfRange("visibilitytimeout", visibilityTimeout, 0, maxVT)
 	}
 	var out Message
-	err := s.withQueue(ctx, account, name, func(tx store.Txn, q *queueRecord) error {
+	err := s.withQueue(ctx, account, name, func(tx store.Txn, qid uint64) error {
 		now := s.clock()
 		m := &message{seq: s.nextSeq(now), inserted: now, expires: neverExpires,
 			visibleAt: now + visibilityTimeout*int64(time.Second), receipt: newReceipt(), text: text}
@@ -124,10 +124,10 @@ func (s *Service) PutMessage(ctx context.Context, account, name, text string, vi
 				m.expires = e
 			}
 		}
-		if err := s.writeMessage(tx, q.id, m); err != nil {
+		if err := s.writeMessage(tx, qid, m); err != nil {
 			return err
 		}
-		out = s.out(q.id, m, true)
+		out = s.out(qid, m, true)
 		return nil
 	})
 	return out, err
@@ -169,11 +169,24 @@ func checkCount(n int) error {
 	return nil
 }
 
-// visible walks the queue's visible, unexpired messages in index order (visibleAt, then
+// reader reads committed data: a message operation reads through the store while it holds
+// the queue's lock (every writer of the queue's keys holds it, so nothing changes under it);
+// Peek reads without it (it may miss a message that is being moved, as any read racing a
+// write may).
+type reader struct {
+	scan func(ctx context.Context, start, end []byte, fn func(k, v []byte) (bool, error)) error
+	get  func(key []byte) ([]byte, error)
+}
+
+func (s *Service) storeReader(ctx context.Context) reader {
+	return reader{scan: s.st.Scan, get: func(k []byte) ([]byte, error) { return s.st.Get(ctx, k) }}
+}
+
+// walkVisible walks the queue's visible, unexpired messages in index order (visibleAt, then
 // insertion) from the hint, calling fn until it returns false. Expired messages met on the
 // way go to expired (nil: skipped). It returns the visibleAt of the first entry left
 // unvisited (or now when the walk reached now), a lower bound for the index afterwards.
-func walkVisible(ctx context.Context, snap store.Snapshot, qid uint64, from, now int64,
+func walkVisible(ctx context.Context, r reader, qid uint64, from, now int64, want int,
 	fn func(m *message) bool, expired func(m *message) error) (int64, error) {
 	start := keys.QueueVisible(qid, from, 0)
 	end := keys.QueueVisible(qid, now+1, 0)
@@ -181,24 +194,26 @@ func walkVisible(ctx context.Context, snap store.Snapshot, qid uint64, from, now
 		at  int64
 		seq uint64
 	}
-	// Collect index entries first: a Snapshot is not safe for a Lookup inside its Scan.
+	// Collect index entries first, then read their messages (no read inside a Scan callback).
 	low := now
 	var batch []entry
 	for {
 		batch = batch[:0]
-		err := snap.Scan(ctx, start, end, func(k, _ []byte) (bool, error) {
+		err := r.scan(ctx, start, end, func(k, _ []byte) (bool, error) {
 			at, seq, err := keys.DecodeQueueVisible(k)
 			if err != nil {
 				return false, err
 			}
 			batch = append(batch, entry{at, seq})
-			return len(batch) < 64, nil
+			// Read one entry past what is wanted (the hint is the first entry left);
+			// expired or vanished ones make the next round read on.
+			return len(batch) <= want, nil
 		})
 		if err != nil || len(batch) == 0 {
 			return low, err
 		}
 		for i, e := range batch {
-			v, err := snap.Lookup(keys.QueueMessage(qid, e.seq))
+			v, err := r.get(keys.QueueMessage(qid, e.seq))
 			if errors.Is(err, store.ErrNotFound) {
 				continue // an index entry without its message: nothing to return
 			}
@@ -244,37 +259,33 @@ func (s *Service) GetMessages(ctx context.Context, account, name string, n int, 
 	var out []Message
 	var newHint int64
 	var st *qstate
-	err := s.withQueue(ctx, account, name, func(tx store.Txn, q *queueRecord) error {
+	err := s.withQueue(ctx, account, name, func(tx store.Txn, qid uint64) error {
 		out = out[:0]
-		st = s.state(q.id)
+		st = s.state(qid)
 		now := s.clock()
-		snap, err := tx.Snapshot()
-		if err != nil {
-			return err
-		}
-		defer snap.Close()
 		var taken []*message
-		newHint, err = walkVisible(ctx, snap, q.id, st.hint.Load(), now, func(m *message) bool {
+		var err error
+		newHint, err = walkVisible(ctx, s.storeReader(ctx), qid, st.hint.Load(), now, n, func(m *message) bool {
 			taken = append(taken, m)
 			return len(taken) < n
-		}, func(m *message) error { return deleteMessage(tx, q.id, m) })
+		}, func(m *message) error { return deleteMessage(tx, qid, m) })
 		if err != nil {
 			return err
 		}
 		for _, m := range taken {
-			if err := tx.Delete(keys.QueueVisible(q.id, m.visibleAt, m.seq)); err != nil {
+			if err := tx.Delete(keys.QueueVisible(qid, m.visibleAt, m.seq)); err != nil {
 				return err
 			}
 			m.visibleAt = now + visibilityTimeout*int64(time.Second)
 			m.dequeues++
 			m.receipt = newReceipt()
-			if err := tx.Set(keys.QueueMessage(q.id, m.seq), m.encode()); err != nil {
+			if err := tx.Set(keys.QueueMessage(qid, m.seq), m.encode()); err != nil {
 				return err
 			}
-			if err := tx.Set(keys.QueueVisible(q.id, m.visibleAt, m.seq), nil); err != nil {
+			if err := tx.Set(keys.QueueVisible(qid, m.visibleAt, m.seq), nil); err != nil {
 				return err
 			}
-			out = append(out, s.out(q.id, m, true))
+			out = append(out, s.out(qid, m, true))
 		}
 		return nil
 	})
@@ -307,33 +318,31 @@ func (s *Service) PeekMessages(ctx context.Context, account, name string, n int)
 	if err := ValidateName(name); err != nil {
 		return nil, err
 	}
-	snap, err := s.st.Snapshot(ctx)
+	e, err := s.resolve(ctx, account, name)
 	if err != nil {
 		return nil, err
 	}
-	defer snap.Close()
-	q, err := lookup(snap.Lookup, account, name)
-	if err != nil {
-		return nil, err
-	}
-	if q == nil {
+	if e == nil {
 		return nil, errQueueNotFound
 	}
 	now := s.clock()
 	out := []Message{}
-	_, err = walkVisible(ctx, snap, q.id, s.state(q.id).hint.Load(), now, func(m *message) bool {
-		out = append(out, s.out(q.id, m, false))
+	_, err = walkVisible(ctx, s.storeReader(ctx), e.id, s.state(e.id).hint.Load(), now, n, func(m *message) bool {
+		out = append(out, s.out(e.id, m, false))
 		return len(out) < n
 	}, nil)
+	if err == nil && e.dead.Load() {
+		return nil, errQueueNotFound
+	}
 	return out, err
 }
 
 // findMessage reads the message id names in queue q, checking its pop receipt; a message
 // that is missing, expired, of another queue or held under another receipt is 404
 // MessageNotFound, as on Azure.
-func findMessage(tx store.Txn, q *queueRecord, id string, receipt uint64, now int64) (*message, error) {
+func findMessage(tx store.Txn, queueID uint64, id string, receipt uint64, now int64) (*message, error) {
 	qid, seq, ok := parseMessageID(id)
-	if !ok || qid != q.id {
+	if !ok || qid != queueID {
 		return nil, azerr.New(azerr.MessageNotFound)
 	}
 	v, err := tx.Get(keys.QueueMessage(qid, seq))
@@ -359,12 +368,12 @@ func (s *Service) DeleteMessage(ctx context.Context, account, name, id, popRecei
 	if err != nil {
 		return err
 	}
-	return s.withQueue(ctx, account, name, func(tx store.Txn, q *queueRecord) error {
-		m, err := findMessage(tx, q, id, r, s.clock())
+	return s.withQueue(ctx, account, name, func(tx store.Txn, qid uint64) error {
+		m, err := findMessage(tx, qid, id, r, s.clock())
 		if err != nil {
 			return err
 		}
-		return deleteMessage(tx, q.id, m)
+		return deleteMessage(tx, qid, m)
 	})
 }
 
@@ -385,13 +394,13 @@ func (s *Service) UpdateMessage(ctx context.Context, account, name, id, popRecei
 		}
 	}
 	var out Message
-	err = s.withQueue(ctx, account, name, func(tx store.Txn, q *queueRecord) error {
+	err = s.withQueue(ctx, account, name, func(tx store.Txn, qid uint64) error {
 		now := s.clock()
-		m, err := findMessage(tx, q, id, r, now)
+		m, err := findMessage(tx, qid, id, r, now)
 		if err != nil {
 			return err
 		}
-		if err := tx.Delete(keys.QueueVisible(q.id, m.visibleAt, m.seq)); err != nil {
+		if err := tx.Delete(keys.QueueVisible(qid, m.visibleAt, m.seq)); err != nil {
 			return err
 		}
 		m.visibleAt = now + visibilityTimeout*int64(time.Second)
@@ -399,13 +408,13 @@ func (s *Service) UpdateMessage(ctx context.Context, account, name, id, popRecei
 		if text != nil {
 			m.text = *text
 		}
-		if err := tx.Set(keys.QueueMessage(q.id, m.seq), m.encode()); err != nil {
+		if err := tx.Set(keys.QueueMessage(qid, m.seq), m.encode()); err != nil {
 			return err
 		}
-		if err := tx.Set(keys.QueueVisible(q.id, m.visibleAt, m.seq), nil); err != nil {
+		if err := tx.Set(keys.QueueVisible(qid, m.visibleAt, m.seq), nil); err != nil {
 			return err
 		}
-		out = s.out(q.id, m, true)
+		out = s.out(qid, m, true)
 		return nil
 	})
 	return out, err
@@ -413,7 +422,7 @@ func (s *Service) UpdateMessage(ctx context.Context, account, name, id, popRecei
 
 // ClearMessages deletes every message of a queue (one range delete).
 func (s *Service) ClearMessages(ctx context.Context, account, name string) error {
-	return s.withQueue(ctx, account, name, func(tx store.Txn, q *queueRecord) error {
-		return tx.DeleteRange(keys.QueueData(q.id), keys.PrefixEnd(keys.QueueData(q.id)))
+	return s.withQueue(ctx, account, name, func(tx store.Txn, qid uint64) error {
+		return tx.DeleteRange(keys.QueueData(qid), keys.PrefixEnd(keys.QueueData(qid)))
 	})
 }

@@ -76,7 +76,14 @@ func (s *Service) DeleteQueue(ctx context.Context, account, name string) error {
 			if err := tx.DeleteRange(keys.QueueData(q.id), keys.PrefixEnd(keys.QueueData(q.id))); err != nil {
 				return err
 			}
-			return tx.Delete(keys.QueueCatalog(account, name))
+			if err := tx.Delete(keys.QueueCatalog(account, name)); err != nil {
+				return err
+			}
+			// Under the queue's lock: operations waiting for it see the queue gone.
+			if v, ok := s.catalog.Load(account + "\x00" + name); ok && v.(*qentry).id == q.id {
+				v.(*qentry).dead.Store(true)
+			}
+			return nil
 		})
 		if err == nil {
 			s.states.Delete(q.id)
@@ -100,12 +107,7 @@ func (s *Service) GetProperties(ctx context.Context, account, name string) (Prop
 	if err := ValidateName(name); err != nil {
 		return Properties{}, err
 	}
-	snap, err := s.st.Snapshot(ctx)
-	if err != nil {
-		return Properties{}, err
-	}
-	defer snap.Close()
-	q, err := lookup(snap.Lookup, account, name)
+	q, err := lookup(func(k []byte) ([]byte, error) { return s.st.Get(ctx, k) }, account, name)
 	if err != nil {
 		return Properties{}, err
 	}
@@ -114,7 +116,7 @@ func (s *Service) GetProperties(ctx context.Context, account, name string) (Prop
 	}
 	n := 0
 	prefix := keys.QueueMessagePrefix(q.id)
-	err = snap.Scan(ctx, prefix, keys.PrefixEnd(prefix), func(_, _ []byte) (bool, error) {
+	err = s.st.Scan(ctx, prefix, keys.PrefixEnd(prefix), func(_, _ []byte) (bool, error) {
 		n++
 		return true, nil
 	})

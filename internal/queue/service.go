@@ -39,11 +39,20 @@ type Service struct {
 	seq atomic.Uint64
 	// states holds per-queue in-memory state (*qstate) by queue id.
 	states sync.Map
+	// catalog caches account+"\x00"+name → *qentry, so message operations find a queue's id
+	// without reading the catalog. Delete Queue marks an entry dead under the queue's lock.
+	catalog sync.Map
 	// reapFrom is where the next reaper pass starts in the expiry index (Unix ns).
 	reapFrom atomic.Int64
 	stop     chan struct{}
 	done     chan struct{}
 	closed   atomic.Bool
+}
+
+// qentry is a cached catalog entry.
+type qentry struct {
+	id   uint64
+	dead atomic.Bool
 }
 
 // qstate is what the service remembers about a queue between requests.
@@ -134,32 +143,46 @@ func lookup(get func([]byte) ([]byte, error), account, name string) (*queueRecor
 	return decodeQueueRecord(v)
 }
 
-// withQueue runs fn in an Update holding the queue's lock, with the queue's record as the
-// Update sees it. A queue deleted (or deleted and created again) between the lookup and the
-// lock is looked up again.
-func (s *Service) withQueue(ctx context.Context, account, name string, fn func(tx store.Txn, q *queueRecord) error) error {
+// resolve returns the cached catalog entry of a queue, reading the catalog on a miss (nil
+// when the queue does not exist).
+func (s *Service) resolve(ctx context.Context, account, name string) (*qentry, error) {
+	key := account + "\x00" + name
+	if v, ok := s.catalog.Load(key); ok {
+		e := v.(*qentry)
+		if !e.dead.Load() {
+			return e, nil
+		}
+		s.catalog.CompareAndDelete(key, e)
+	}
+	q, err := lookup(func(k []byte) ([]byte, error) { return s.st.Get(ctx, k) }, account, name)
+	if err != nil || q == nil {
+		return nil, err
+	}
+	v, _ := s.catalog.LoadOrStore(key, &qentry{id: q.id})
+	return v.(*qentry), nil
+}
+
+// withQueue runs fn in an Update holding the queue's lock. A queue deleted (or deleted and
+// created again) between the lookup and the lock is looked up again.
+func (s *Service) withQueue(ctx context.Context, account, name string, fn func(tx store.Txn, id uint64) error) error {
 	if err := ValidateName(name); err != nil {
 		return err
 	}
 	for attempt := 0; ; attempt++ {
-		q, err := lookup(func(k []byte) ([]byte, error) { return s.st.Get(ctx, k) }, account, name)
+		e, err := s.resolve(ctx, account, name)
 		if err != nil {
 			return err
 		}
-		if q == nil {
+		if e == nil {
 			return errQueueNotFound
 		}
 		moved := false
-		err = s.st.Update(ctx, []store.Lock{queueLock(q.id)}, func(tx store.Txn) error {
-			cur, err := lookup(tx.Get, account, name)
-			if err != nil {
-				return err
-			}
-			if cur == nil || cur.id != q.id {
+		err = s.st.Update(ctx, []store.Lock{queueLock(e.id)}, func(tx store.Txn) error {
+			if e.dead.Load() {
 				moved = true
 				return errQueueNotFound
 			}
-			return fn(tx, cur)
+			return fn(tx, e.id)
 		})
 		if !moved || attempt == 2 {
 			return err
