@@ -55,9 +55,9 @@ type tabloProc struct {
 	addr     string
 	// queueEndpoint is the Queue service's URL (on its own free port).
 	queueEndpoint string
-	stderr   *lockedBuffer
-	exited   chan struct{}
-	waitErr  error
+	stderr        *lockedBuffer
+	exited        chan struct{}
+	waitErr       error
 }
 
 func freeLoopbackPort(t *testing.T) int {

@@ -12,13 +12,18 @@ import (
 // delete queue, put, get, peek and delete message) with canned responses, so a Queue
 // benchmark has a do-nothing endpoint to compare with. Queue shapes never collide with
 // Table ones: a Table request never PUTs or DELETEs a bare name, and no table path has a
-// "messages" segment after the table name.
+// "messages" segment after the table name, and queue names are lower case ("Tables" is not).
 
 // queueShape reports whether a path (after the account) and method are a Queue request.
 func queueShape(path []byte, method []byte) bool {
 	path = bytes.TrimPrefix(path, []byte("/"))
 	name, rest, _ := bytes.Cut(path, []byte("/"))
-	if len(name) == 0 || bytes.ContainsAny(name, "()$") {
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false // not a queue name (Tables, $batch, t(...) are the Table service's)
+		}
+	}
+	if len(name) == 0 {
 		return false
 	}
 	if bytes.Equal(rest, []byte("messages")) || bytes.HasPrefix(rest, []byte("messages/")) {
