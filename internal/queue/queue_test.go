@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tablo/tablo/internal/azerr"
+	"github.com/tablo/tablo/internal/keys"
 	pebblestore "github.com/tablo/tablo/internal/store/pebble"
 )
 
@@ -239,9 +240,33 @@ func TestDeleteAndRecreate(t *testing.T) {
 	s, _ := newService(t, true)
 	mustCreate(t, s, "again")
 	m, _ := s.PutMessage(ctx, acct, "again", "old", 0, DefaultTTL)
+	if _, err := s.PeekMessages(ctx, acct, "again", 1); err != nil { // the id is cached now
+		t.Fatal(err)
+	}
+	old, _ := s.resolve(ctx, acct, "again")
 	wantCode(t, s.DeleteQueue(ctx, acct, "again"), "")
 	wantCode(t, s.DeleteQueue(ctx, acct, "again"), azerr.QueueNotFound)
+	// The queue's data went with it (one range delete), not just its catalog entry.
+	left := 0
+	_ = s.st.Scan(ctx, keys.QueueData(old.id), keys.PrefixEnd(keys.QueueData(old.id)), func(_, _ []byte) (bool, error) {
+		left++
+		return true, nil
+	})
+	if left != 0 {
+		t.Fatalf("%d keys of the deleted queue remain", left)
+	}
+	_, err := s.PutMessage(ctx, acct, "again", "into a deleted queue", 0, DefaultTTL)
+	wantCode(t, err, azerr.QueueNotFound)
+	_, err = s.PeekMessages(ctx, acct, "again", 1)
+	wantCode(t, err, azerr.QueueNotFound)
 	mustCreate(t, s, "again")
+	if _, err := s.PutMessage(ctx, acct, "again", "new", 0, DefaultTTL); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := s.GetProperties(ctx, acct, "again"); p.ApproximateCount != 1 {
+		t.Fatalf("the new queue holds %d messages, want 1", p.ApproximateCount)
+	}
+	wantCode(t, s.ClearMessages(ctx, acct, "again"), "")
 	if got, _ := s.PeekMessages(ctx, acct, "again", 32); len(got) != 0 {
 		t.Fatalf("re-created queue holds %+v", got)
 	}
