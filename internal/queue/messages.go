@@ -59,12 +59,14 @@ func parseMessageID(id string) (qid, seq uint64, ok bool) {
 	return binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:]), true
 }
 
+// Pop receipts are URL-safe base64 (no '+', '/' or '='): clients put them in the query
+// string, and not every client escapes a '+' (which would arrive as a space).
 func receiptString(r uint64) string {
-	return base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint64(nil, r))
+	return base64.RawURLEncoding.EncodeToString(binary.BigEndian.AppendUint64(nil, r))
 }
 
 func parseReceipt(s string) (uint64, error) {
-	b, err := base64.StdEncoding.DecodeString(s)
+	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil || len(b) != 8 {
 		return 0, azerr.New(azerr.InvalidQueryParameterValue).With("QueryParameterName", "popreceipt").With("QueryParameterValue", s)
 	}

@@ -72,26 +72,7 @@ func badXML() error { return azerr.New(azerr.InvalidXMLDocument) }
 
 const xmlDecl = `<?xml version="1.0" encoding="utf-8"?>`
 
-// appendEscaped escapes element text as Azure does: only &, < and > (and a carriage
-// return, which a parser would otherwise turn into a newline). Quotes stay as they are:
-// the JS SDK's parser does not decode numeric character references such as &#34;.
-func appendEscaped(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '&':
-			b = append(b, "&amp;"...)
-		case '<':
-			b = append(b, "&lt;"...)
-		case '>':
-			b = append(b, "&gt;"...)
-		case '\r':
-			b = append(b, "&#xD;"...)
-		default:
-			b = append(b, c)
-		}
-	}
-	return b
-}
+func appendEscaped(b []byte, s string) []byte { return azerr.AppendXMLText(b, s) }
 
 func appendElem(b []byte, name, value string) []byte {
 	b = append(b, '<')

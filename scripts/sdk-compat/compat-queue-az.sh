@@ -23,7 +23,7 @@ check "message put" bash -c "$(declare -f az_q); cs='$cs'; az_q message put -q $
 check "message peek" bash -c "$(declare -f az_q); cs='$cs'; az_q message peek -q $q | grep -q hello"
 check "message get and delete" bash -c "$(declare -f az_q); cs='$cs'
 	out=\$(az_q message get -q $q -o tsv --query '[0].[id,popReceipt]') || exit 1
-	id=\$(echo \"\$out\" | cut -f1); pop=\$(echo \"\$out\" | cut -f2)
+	id=\$(echo \"\$out\" | sed -n 1p); pop=\$(echo \"\$out\" | sed -n 2p)
 	az_q message delete -q $q --id \"\$id\" --pop-receipt \"\$pop\""
 check "queue metadata" bash -c "$(declare -f az_q); cs='$cs'; az_q queue metadata show -n $q | grep -q owner"
 check "queue list" bash -c "$(declare -f az_q); cs='$cs'; az_q queue list --prefix az-queue- | grep -q $q"
