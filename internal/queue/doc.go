@@ -13,7 +13,7 @@
 //     stored, so a message taken but not deleted reappears after a restart once it passes.
 //   - Every write to a queue's index happens under that queue's lock with visibleAt at or
 //     after the (monotonic) clock's reading, so a successful Get may remember how far the
-//     index below "now" is known to be empty (the hint) and the next one starts there: a
+//     index below a position is known to be empty (the hint) and the next one starts there: a
 //     queue with a million messages (or a million tombstones of deleted ones) costs a Get
 //     what a queue of a hundred does.
 //   - Expired messages are never returned: Get deletes those it meets, Peek skips them, and a

@@ -186,18 +186,19 @@ func (s *Service) storeReader(ctx context.Context) reader {
 
 // walkVisible walks the queue's visible, unexpired messages in index order (visibleAt, then
 // insertion) from the hint, calling fn until it returns false. Expired messages met on the
-// way go to expired (nil: skipped). It returns the visibleAt of the first entry left
-// unvisited (or now when the walk reached now), a lower bound for the index afterwards.
-func walkVisible(ctx context.Context, r reader, qid uint64, from, now int64, want int,
-	fn func(m *message) bool, expired func(m *message) error) (int64, error) {
-	start := keys.QueueVisible(qid, from, 0)
+// way go to expired (nil: skipped). It returns the position of the first entry left
+// unvisited (or just past now when the walk reached now), a lower bound for the index once
+// the visited messages have moved on (every later write is above it: see clock).
+func walkVisible(ctx context.Context, r reader, qid uint64, from position, now int64, want int,
+	fn func(m *message) bool, expired func(m *message) error) (position, error) {
+	start := keys.QueueVisible(qid, from.at, from.seq)
 	end := keys.QueueVisible(qid, now+1, 0)
 	type entry struct {
 		at  int64
 		seq uint64
 	}
 	// Collect index entries first, then read their messages (no read inside a Scan callback).
-	low := now
+	end0 := position{at: now + 1}
 	var batch []entry
 	for {
 		batch = batch[:0]
@@ -212,7 +213,7 @@ func walkVisible(ctx context.Context, r reader, qid uint64, from, now int64, wan
 			return len(batch) <= want, nil
 		})
 		if err != nil || len(batch) == 0 {
-			return low, err
+			return end0, err
 		}
 		for i, e := range batch {
 			v, err := r.get(keys.QueueMessage(qid, e.seq))
@@ -220,25 +221,28 @@ func walkVisible(ctx context.Context, r reader, qid uint64, from, now int64, wan
 				continue // an index entry without its message: nothing to return
 			}
 			if err != nil {
-				return 0, err
+				return position{}, err
 			}
 			m, err := decodeMessage(e.seq, v)
 			if err != nil {
-				return 0, err
+				return position{}, err
 			}
 			if m.expires <= now {
 				if expired != nil {
 					if err := expired(m); err != nil {
-						return 0, err
+						return position{}, err
 					}
 				}
 				continue
 			}
 			if !fn(m) {
 				if i+1 < len(batch) {
-					return batch[i+1].at, nil
+					return position{batch[i+1].at, batch[i+1].seq}, nil
 				}
-				return e.at, nil
+				if e.seq == ^uint64(0) {
+					return position{at: e.at}, nil
+				}
+				return position{e.at, e.seq + 1}, nil
 			}
 		}
 		last := batch[len(batch)-1]
@@ -259,7 +263,7 @@ func (s *Service) GetMessages(ctx context.Context, account, name string, n int, 
 		return nil, outOfRange("visibilitytimeout", visibilityTimeout, 1, MaxVisibilityTimeout)
 	}
 	var out []Message
-	var newHint int64
+	var newHint position
 	var st *qstate
 	err := s.withQueue(ctx, account, name, func(tx store.Txn, qid uint64) error {
 		out = out[:0]
@@ -267,7 +271,7 @@ func (s *Service) GetMessages(ctx context.Context, account, name string, n int, 
 		now := s.clock()
 		var taken []*message
 		var err error
-		newHint, err = walkVisible(ctx, s.storeReader(ctx), qid, st.hint.Load(), now, n, func(m *message) bool {
+		newHint, err = walkVisible(ctx, s.storeReader(ctx), qid, st.load(), now, n, func(m *message) bool {
 			taken = append(taken, m)
 			return len(taken) < n
 		}, func(m *message) error { return deleteMessage(tx, qid, m) })
@@ -294,7 +298,7 @@ func (s *Service) GetMessages(ctx context.Context, account, name string, n int, 
 	if err != nil {
 		return nil, err
 	}
-	raise(&st.hint, newHint)
+	st.raise(newHint)
 	return out, nil
 }
 
@@ -329,7 +333,7 @@ func (s *Service) PeekMessages(ctx context.Context, account, name string, n int)
 	}
 	now := s.clock()
 	out := []Message{}
-	_, err = walkVisible(ctx, s.storeReader(ctx), e.id, s.state(e.id).hint.Load(), now, n, func(m *message) bool {
+	_, err = walkVisible(ctx, s.storeReader(ctx), e.id, s.state(e.id).load(), now, n, func(m *message) bool {
 		out = append(out, s.out(e.id, m, false))
 		return len(out) < n
 	}, nil)

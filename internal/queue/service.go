@@ -57,8 +57,37 @@ type qentry struct {
 
 // qstate is what the service remembers about a queue between requests.
 type qstate struct {
-	// hint: no entry of the queue's visibility index is below this time (Unix ns).
-	hint atomic.Int64
+	// hint: no entry of the queue's visibility index is below this position.
+	hint atomic.Pointer[position]
+}
+
+// position is a place in a queue's visibility index: (visibleAt, seq).
+type position struct {
+	at  int64
+	seq uint64
+}
+
+func (p position) less(o position) bool { return p.at < o.at || p.at == o.at && p.seq < o.seq }
+
+// load returns the hint (the index's start when none is known).
+func (st *qstate) load() position {
+	if p := st.hint.Load(); p != nil {
+		return *p
+	}
+	return position{}
+}
+
+// raise moves the hint up to p (both are lower bounds of the index; the larger is tighter).
+func (st *qstate) raise(p position) {
+	for {
+		cur := st.hint.Load()
+		if cur != nil && !cur.less(p) {
+			return
+		}
+		if st.hint.CompareAndSwap(cur, &p) {
+			return
+		}
+	}
 }
 
 // New returns a Service over st and starts its reaper.
@@ -91,16 +120,15 @@ func (s *Service) Close() {
 	<-s.done
 }
 
-// clock returns the time in Unix ns, never less than an earlier reading.
+// clock returns the time in Unix ns, greater than every earlier reading: an index entry
+// written after a walk is then above the position the walk ended at.
 func (s *Service) clock() int64 {
 	t := s.wall().UnixNano()
 	for {
 		l := s.last.Load()
-		if t <= l {
-			return l
-		}
-		if s.last.CompareAndSwap(l, t) {
-			return t
+		next := max(t, l+1)
+		if s.last.CompareAndSwap(l, next) {
+			return next
 		}
 	}
 }
