@@ -1,5 +1,9 @@
-// Package app assembles a running Tablo: engine, services, one HTTP listener per started
-// service, and their ordered shutdown.
+// Package app assembles a running Tablo: listeners, data directory, engine, services, and
+// their ordered start-up and shutdown.
+//
+// Start-up refuses early and clearly, before anything is created: every listener is bound
+// first (a port in use names the port and the service), then the data directory is claimed
+// (in use by another Tablo, unreadable), and only then is the engine opened.
 package app
 
 import (
@@ -11,10 +15,15 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"strconv"
+	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/tablo/tablo/internal/config"
+	"github.com/tablo/tablo/internal/datadir"
 	"github.com/tablo/tablo/internal/httpserve"
+	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/queue"
 	"github.com/tablo/tablo/internal/queuewire"
 	"github.com/tablo/tablo/internal/server"
@@ -24,88 +33,157 @@ import (
 
 // App is a started Tablo server.
 type App struct {
-	cfg config.Config
-	log *slog.Logger
-	db  *pebblestore.DB
-	svc *table.Service
-	qsv *queue.Service
-	// listeners holds one listener per started service, in start-up order.
+	cfg       config.Config
+	log       *slog.Logger
+	claim     *datadir.Claim // nil in memory
+	db        *pebblestore.DB
+	svc       *table.Service
+	qsv       *queue.Service
+	parts     *partition.Layer
 	listeners []*listener
 	pprof     *http.Server
 	served    chan error
-	closing   bool
+	closeOnce sync.Once
+	closeErr  error
 }
 
-// listener is one started service's endpoint.
+// listener is one service's bound socket and its HTTP server.
 type listener struct {
-	service string
+	service string // "Table"; the connection string key is service + "Endpoint"
+	flag    string // the flag that sets its port, for error messages
 	ln      net.Listener
 	http    *httpserve.Server
 }
 
-// Start opens the engine and starts listening. The returned App serves until Close.
+// listenSpec is a service to listen for: its name, port and the flag that sets the port.
+type listenSpec struct {
+	service string
+	port    int
+	flag    string
+}
+
+// services lists what cfg asks to serve (--services), in start-up order; a service not
+// started has no port open.
+func services(cfg config.Config) []listenSpec {
+	var out []listenSpec
+	for _, sp := range []listenSpec{
+		{"Table", cfg.TablePort, "--table-port"},
+		{"Queue", cfg.QueuePort, "--queue-port"},
+	} {
+		if cfg.Starts(strings.ToLower(sp.service)) {
+			out = append(out, sp)
+		}
+	}
+	return out
+}
+
+// Start binds the listeners, claims the data directory, opens the engine and starts serving.
+// The returned App serves until Close.
 func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error) {
-	db, err := pebblestore.Open(pebblestore.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: log, GroupCommitWindow: cfg.GroupCommitWindow})
-	if err != nil {
-		return nil, err
+	if cfg.Host == "" {
+		cfg.Host = config.DefaultHost
 	}
-	svc := table.New(db, table.Options{Logger: log, ColumnCacheBytes: cfg.ColumnCacheBytes})
-	qsv := queue.New(db, queue.Options{Logger: log})
-	a := &App{cfg: cfg, log: log, db: db, svc: svc, qsv: qsv, served: make(chan error, 4)}
-	// Each started service gets its listener; one that is not started has no port open.
-	type starter struct {
-		name string
-		port int
-		srv  func() *httpserve.Server
-	}
-	starters := []starter{
-		{"table", cfg.TablePort, func() *httpserve.Server {
-			return server.New(server.Options{Service: svc, Accounts: cfg.Accounts, Logger: log}).NewHTTPServer()
-		}},
-		{"queue", cfg.QueuePort, func() *httpserve.Server {
-			return queuewire.New(queuewire.Options{Service: qsv, Accounts: cfg.Accounts, Logger: log}).NewHTTPServer()
-		}},
-	}
-	for _, st := range starters {
-		if !cfg.Starts(st.name) {
-			continue
+	a := &App{cfg: cfg, log: log, served: make(chan error, 4)}
+	ok := false
+	defer func() {
+		if !ok {
+			a.abort()
 		}
-		addr := net.JoinHostPort(cfg.Host, strconv.Itoa(st.port))
-		ln, err := net.Listen("tcp", addr)
+	}()
+	for _, sp := range services(cfg) {
+		ln, err := listen(cfg.Host, sp)
 		if err != nil {
-			for _, l := range a.listeners {
-				_ = l.ln.Close() // not yet served
-			}
-			qsv.Close()
-			svc.Close()
-			db.Close()
-			return nil, fmt.Errorf("app: %s service: listen %s: %w", st.name, addr, err)
+			return nil, err
 		}
-		a.listeners = append(a.listeners, &listener{service: st.name, ln: ln, http: st.srv()})
+		a.listeners = append(a.listeners, &listener{service: sp.service, flag: sp.flag, ln: ln})
 	}
+	dir := cfg.DataDir
+	if !cfg.InMemory {
+		claim, err := datadir.Acquire(cfg.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		a.claim, dir = claim, claim.Dir()
+	}
+	db, err := pebblestore.Open(pebblestore.Options{Dir: dir, InMemory: cfg.InMemory, Logger: log, GroupCommitWindow: cfg.GroupCommitWindow})
+	if err != nil {
+		return nil, fmt.Errorf("open engine in %s: %w", dir, err)
+	}
+	a.db = db
+	a.svc = table.New(db, table.Options{Logger: log, ColumnCacheBytes: cfg.ColumnCacheBytes})
+	a.qsv = queue.New(db, queue.Options{Logger: log})
+	a.parts = partition.New(cfg.Partition)
+	a.parts.SetFaults(cfg.Faults)
+	tableSrv := server.New(server.Options{Service: a.svc, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow, Partitions: a.parts})
 	for _, l := range a.listeners {
+		switch l.service {
+		case "Table":
+			l.http = tableSrv.NewHTTPServer()
+		case "Queue":
+			l.http = queuewire.New(queuewire.Options{Service: a.qsv, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow}).NewHTTPServer()
+		}
 		go func() { a.served <- l.http.Serve(l.ln) }()
 	}
 	if cfg.PprofAddr != "" {
-		mux := http.NewServeMux()
-		mux.HandleFunc("/debug/pprof/", pprof.Index)
-		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-		a.pprof = &http.Server{Addr: cfg.PprofAddr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		go func() {
-			if err := a.pprof.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				log.Error("pprof", "err", err)
-			}
-		}()
+		a.startPprof(cfg.PprofAddr)
 	}
-	attrs := []any{}
-	for _, l := range a.listeners {
-		attrs = append(attrs, l.service+"_endpoint", "http://"+l.ln.Addr().String()+"/devstoreaccount1")
-	}
-	attrs = append(attrs, "data_dir", cfg.DataDir, "in_memory", cfg.InMemory)
-	log.Info("tablo listening", attrs...)
+	ok = true
+	a.logStarted()
 	return a, nil
+}
+
+// listen binds one service's port, turning "address already in use" into a message that
+// names the port, the service and the flag.
+func listen(host string, sp listenSpec) (net.Listener, error) {
+	addr := net.JoinHostPort(host, strconv.Itoa(sp.port))
+	ln, err := net.Listen("tcp", addr)
+	if err == nil {
+		return ln, nil
+	}
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("%s service: port %d on %s is already in use (another Tablo or an Azure Storage emulator?); stop it or choose another port with %s",
+			sp.service, sp.port, host, sp.flag)
+	}
+	return nil, fmt.Errorf("%s service: cannot listen on %s: %w", sp.service, addr, err)
+}
+
+// Partitions is the partition layer: its Handler is the admin API of partitions and faults.
+func (a *App) Partitions() *partition.Layer { return a.parts }
+
+func (a *App) startPprof(addr string) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	// The partition layer's JSON API, until the admin listener serves it.
+	mux.Handle("/partitions", a.parts.Handler())
+	mux.Handle("/faults", a.parts.Handler())
+	a.pprof = &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := a.pprof.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			a.log.Error("pprof", "err", err)
+		}
+	}()
+}
+
+// abort undoes a Start that failed part way.
+func (a *App) abort() {
+	for _, l := range a.listeners {
+		_ = l.ln.Close()
+	}
+	if a.qsv != nil {
+		a.qsv.Close()
+	}
+	if a.svc != nil {
+		a.svc.Close()
+	}
+	if a.db != nil {
+		_ = a.db.Close()
+	}
+	if a.claim != nil {
+		_ = a.claim.Release()
+	}
 }
 
 // Addr is the Table service's listening address (nil when it is not started).
@@ -113,36 +191,53 @@ func (a *App) Addr() net.Addr { return a.ServiceAddr("table") }
 
 // ServiceAddr is the listening address of a started service ("table", "queue"), or nil.
 func (a *App) ServiceAddr(service string) net.Addr {
+	if l := a.listener(service); l != nil {
+		return l.ln.Addr()
+	}
+	return nil
+}
+
+func (a *App) listener(service string) *listener {
 	for _, l := range a.listeners {
-		if l.service == service {
-			return l.ln.Addr()
+		if strings.EqualFold(l.service, service) {
+			return l
 		}
 	}
 	return nil
 }
 
-// closeListeners stops every service's HTTP server.
-func (a *App) closeListeners(ctx context.Context) []error {
-	var errs []error
-	for _, l := range a.listeners {
-		if err := l.http.Shutdown(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("app: %s http shutdown: %w", l.service, err))
-		}
-	}
-	return errs
-}
-
-// Done is closed-ish: it yields the Serve error if the listener fails on its own.
+// Done yields the Serve error if a listener fails on its own.
 func (a *App) Done() <-chan error { return a.served }
 
-// Close shuts down in order: stop accepting connections on every service's listener and
-// drain in-flight requests (up to the context's deadline), stop pprof, then flush and close the engine. Safe to call twice.
+// Close shuts down in order: stop accepting and let requests in flight finish until ctx
+// ends, then close the connections still open, stop pprof, flush and close the engine and
+// release the data directory. Connections closed at the deadline are logged, not an error:
+// every acknowledged write is already durable. Safe to call twice.
 func (a *App) Close(ctx context.Context) error {
-	if a.closing {
-		return nil
+	a.closeOnce.Do(func() { a.closeErr = a.close(ctx) })
+	return a.closeErr
+}
+
+func (a *App) close(ctx context.Context) error {
+	start := time.Now()
+	var errs []error
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for _, l := range a.listeners {
+		wg.Go(func() {
+			err := l.http.Shutdown(ctx)
+			if errors.Is(err, httpserve.ErrForcedClose) {
+				a.log.Warn("shutdown timeout: closed connections still open", "service", l.service, "detail", err.Error())
+				return
+			}
+			if err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("app: %s shutdown: %w", l.service, err))
+				mu.Unlock()
+			}
+		})
 	}
-	a.closing = true
-	errs := a.closeListeners(ctx)
+	wg.Wait()
 	if a.pprof != nil {
 		_ = a.pprof.Close()
 	}
@@ -151,6 +246,11 @@ func (a *App) Close(ctx context.Context) error {
 	if err := a.db.Close(); err != nil {
 		errs = append(errs, err)
 	}
-	a.log.Info("tablo stopped")
+	if a.claim != nil {
+		if err := a.claim.Release(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	a.log.Info("tablo stopped", "took", time.Since(start))
 	return errors.Join(errs...)
 }

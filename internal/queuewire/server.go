@@ -31,6 +31,9 @@ type Options struct {
 	Accounts []auth.Account
 	Logger   *slog.Logger
 	Now      func() time.Time
+	// RequestDateWindow is how far a Shared Key request's date may lie from Now (0: Azure's
+	// 15 minutes).
+	RequestDateWindow time.Duration
 }
 
 // Server is the Queue service's request handler.
@@ -44,6 +47,7 @@ func New(o Options) *Server {
 	return &Server{svc: o.Service, p: edge.New(edge.Options{
 		Service: auth.ServiceQueue, Accounts: o.Accounts, Logger: o.Logger, Now: o.Now,
 		Settings: o.Service, MinVersion: "2009-09-19", TooOldVersion: azerr.InvalidHeaderValue,
+		RequestDateWindow: o.RequestDateWindow,
 	})}
 }
 
@@ -59,6 +63,19 @@ type call struct {
 	// query holds the parameters by lower-cased name (Azure matches names
 	// case-insensitively); the first value of a name counts.
 	query url.Values
+}
+
+// resourceName is the queue, queue/messages or queue/messages/id, for the log.
+func (c *call) resourceName() string {
+	switch c.kind {
+	case resService:
+		return "service"
+	case resMessages:
+		return c.queue + "/messages"
+	case resMessage:
+		return c.queue + "/messages/" + c.message
+	}
+	return c.queue
 }
 
 func (c *call) param(name string) (string, bool) {
@@ -84,7 +101,10 @@ func (s *Server) Handle(fc *fasthttp.RequestCtx) {
 	s.p.Begin(&c.Call, fc)
 	// Metadata names keep their case on the wire (x-ms-meta-Purpose).
 	fc.Response.Header.DisableNormalizing()
-	defer func() { s.p.Finish(&c.Call, recover(), debug.Stack) }()
+	defer func() {
+		s.p.Recover(&c.Call, recover(), debug.Stack)
+		s.p.LogRequest(&c.Call, c.resourceName)
+	}()
 	if err := s.serve(c); err != nil {
 		s.p.WriteError(&c.Call, err)
 	}
@@ -113,6 +133,11 @@ func (s *Server) serve(c *call) error {
 	op, err := route(c)
 	if err != nil {
 		return err
+	}
+	c.Op = op.auth()
+	if c.Secondary && op.writes() {
+		// The secondary endpoint is a read-only replica: Azure refuses writes to it.
+		return azerr.New(azerr.InsufficientAccountPermissions)
 	}
 	sas, err := s.p.Authenticate(&c.Call, edge.AuthTarget{
 		Preflight: op == opPreflight,
@@ -184,6 +209,15 @@ const (
 	opUpdateMessage
 	opDeleteMessage
 )
+
+// writes reports whether op changes anything (refused on the read-only secondary).
+func (op operation) writes() bool {
+	switch op {
+	case opListQueues, opGetServiceProperties, opGetServiceStats, opGetAccountInfo, opGetMetadata, opGetACL, opPeekMessages, opPreflight:
+		return false
+	}
+	return true
+}
 
 func (op operation) auth() auth.Operation {
 	switch op {

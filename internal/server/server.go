@@ -8,6 +8,8 @@
 package server
 
 import (
+	"errors"
+	"hash/maphash"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -20,6 +22,7 @@ import (
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/edge"
 	"github.com/tablo/tablo/internal/entity"
+	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/table"
 )
 
@@ -31,10 +34,19 @@ type Options struct {
 	Service  *table.Service
 	Accounts []auth.Account
 	Logger   *slog.Logger
-	// Now is the clock for error timestamps and SAS expiry (default time.Now). The Date
-	// header is fasthttp's (its clock, formatted once a second).
+	// Partitions, when set, is told of every request and may refuse it (package partition).
+	Partitions *partition.Layer
+	// Now is the clock for error timestamps, request dates and SAS expiry (default
+	// time.Now). The Date header is fasthttp's (its clock, formatted once a second).
 	Now func() time.Time
+	// RequestDateWindow is how far a Shared Key request's date may lie from Now (default
+	// DefaultRequestDateWindow, Azure's).
+	RequestDateWindow time.Duration
 }
+
+// DefaultRequestDateWindow is Azure's limit on a Shared Key request's date: older (or
+// later) requests are refused, so a captured request cannot be replayed for long.
+const DefaultRequestDateWindow = 15 * time.Minute
 
 // Server is the Table service's request handler (Handle, for a fasthttp.Server).
 type Server struct {
@@ -48,6 +60,9 @@ type Server struct {
 	pages edge.BufferPool
 	// bodies recycles single-entity response buffers.
 	bodies edge.BufferPool
+	// parts is the partition layer (nil: none); pkSeed hashes partition keys for it.
+	parts  *partition.Layer
+	pkSeed maphash.Seed
 }
 
 // New returns a Server.
@@ -64,10 +79,13 @@ func New(o Options) *Server {
 		now:    o.Now,
 		pages:  edge.BufferPool{Size: 64 << 10},
 		bodies: edge.BufferPool{Size: 4 << 10},
+		parts:  o.Partitions,
+		pkSeed: maphash.MakeSeed(),
 	}
 	s.p = edge.New(edge.Options{
 		Service: auth.ServiceTable, Accounts: o.Accounts, Logger: o.Logger, Now: o.Now,
 		Settings: o.Service, MinVersion: "2013-08-15", TooOldVersion: azerr.JSONFormatNotSupported,
+		RequestDateWindow: o.RequestDateWindow,
 	})
 	return s
 }
@@ -79,13 +97,18 @@ type call struct {
 	query queryParams
 	level entity.MetadataLevel
 	sas   *auth.SAS
+	part  partitionCall
 }
 
 // Handle serves one request; it is the fasthttp.RequestHandler of the Table endpoint.
 func (s *Server) Handle(fc *fasthttp.RequestCtx) {
 	c := &call{}
 	s.p.Begin(&c.Call, fc)
-	defer func() { s.p.Finish(&c.Call, recover(), debug.Stack) }()
+	defer func() {
+		s.p.Recover(&c.Call, recover(), debug.Stack)
+		s.finishPartition(c)
+		s.p.LogRequest(&c.Call, c.resourceName)
+	}()
 	if err := s.serve(c); err != nil {
 		s.writeError(c, err)
 	}
@@ -129,10 +152,33 @@ func (s *Server) serve(c *call) error {
 	if err != nil {
 		return err
 	}
+	c.Op = authOperation(op, c.FC.Request.Header.Peek("If-Match") != nil)
 	if err := s.authenticate(c, op); err != nil {
 		return err
 	}
+	if c.query.unsupported != "" && op != opPreflight {
+		return azerr.Newf(azerr.NotImplemented, "The requested operation is not implemented on the specified resource. The query option %s is not supported.", c.query.unsupported)
+	}
+	if c.Secondary && op.writes() {
+		// The secondary endpoint is a read-only replica: Azure refuses writes to it.
+		return azerr.New(azerr.InsufficientAccountPermissions)
+	}
 	return s.dispatch(c, op, method)
+}
+
+// resourceName is the table, or table(PartitionKey,RowKey) for one entity, for the log.
+func (c *call) resourceName() string {
+	switch c.res.kind {
+	case resEntity:
+		return c.res.table + "(" + c.res.pk + "," + c.res.rk + ")"
+	case resTables:
+		return "Tables"
+	case resService:
+		return "service"
+	case resBatch:
+		return "$batch"
+	}
+	return c.res.table
 }
 
 // effectiveMethod applies X-HTTP-Method tunnelling.
@@ -183,7 +229,13 @@ func (s *Server) write(c *call, rp *reply) { s.p.Write(&c.Call, rp) }
 
 // writeError sends err as Azure does: JSON odata.error for the JSON operations, the
 // storage-common XML form for the XML endpoints, and x-ms-error-code equal to the body's code.
-func (s *Server) writeError(c *call, err error) { s.p.WriteError(&c.Call, err) }
+func (s *Server) writeError(c *call, err error) {
+	if errors.Is(err, errDropConnection) {
+		s.dropConnection(c)
+		return
+	}
+	s.p.WriteError(&c.Call, err)
+}
 
 func jsonContentType(l entity.MetadataLevel) string {
 	switch l {
