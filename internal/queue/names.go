@@ -6,21 +6,19 @@ import (
 	"github.com/tablo/tablo/internal/azerr"
 )
 
-// Limits (queue.md §3, §7).
+// Azure's Queue service limits.
 const (
-	MaxMessageBytes       = 64 << 10 // message text as sent, in bytes of UTF-8
-	MaxVisibilityTimeout  = 7 * 24 * 3600
-	DefaultTTL            = 7 * 24 * 3600
-	MaxNumOfMessages      = 32
-	MaxMetadataBytes      = 8 << 10
-	MaxListResults        = 5000
-	DefaultVisibilityGet  = 30
-	maxIdentifierLetters  = 64
-	neverExpires          = int64(1<<63 - 1)
-	minQueueName          = 3
-	maxQueueName          = 63
-	deleteBatch           = 1000
-	approximateCountLimit = 1 << 62
+	MaxMessageBytes      = 64 << 10 // message text as sent, in bytes of UTF-8
+	MaxVisibilityTimeout = 7 * 24 * 3600
+	DefaultTTL           = 7 * 24 * 3600
+	MaxNumOfMessages     = 32
+	MaxMetadataBytes     = 8 << 10
+	MaxListResults       = 5000
+	DefaultVisibilityGet = 30
+	neverExpires         = int64(1<<63 - 1)
+	minQueueName         = 3
+	maxQueueName         = 63
+	deleteBatch          = 1000
 )
 
 // ValidateName applies the queue-name rules: 3–63 characters of lower-case letters, digits
