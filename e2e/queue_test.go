@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -19,7 +20,9 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue/queueerror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue/sas"
 
+	"github.com/tablo/tablo/internal/app"
 	"github.com/tablo/tablo/internal/auth"
+	"github.com/tablo/tablo/internal/config"
 )
 
 // queueEndpoint is the Queue service's URL (path style).
@@ -525,5 +528,27 @@ func TestQueueWireShapes(t *testing.T) {
 	req.URL.Path = "/casequeue"
 	if resp = rawExchange(req); !strings.HasPrefix(resp, "HTTP/1.1 200") {
 		t.Fatalf("host style:\n%s", resp)
+	}
+}
+
+// --services chooses the listeners: a service not started has no port open, and the
+// started one serves on its own.
+func TestServicesChooseListeners(t *testing.T) {
+	cfg, err := config.Load([]string{"--services", "queue", "--table-port", "0", "--queue-port", "0", "--in-memory"}, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.Start(context.Background(), cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(context.Background())
+	if a.ServiceAddr("table") != nil || len(a.Endpoints()) != 1 {
+		t.Fatalf("table listener started: %v", a.Endpoints())
+	}
+	ts := &testServer{app: a}
+	qc := ts.queueService(t).NewQueueClient("only-queues")
+	if _, err := qc.Create(context.Background(), nil); err != nil {
+		t.Fatal(err)
 	}
 }
