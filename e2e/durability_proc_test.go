@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -55,9 +54,11 @@ type tabloProc struct {
 	endpoint string
 	addr     string
 	blobAddr string
-	stderr   *lockedBuffer
-	exited   chan struct{}
-	waitErr  error
+	// queueEndpoint is the Queue service's URL (on its own free port).
+	queueEndpoint string
+	stderr        *lockedBuffer
+	exited        chan struct{}
+	waitErr       error
 }
 
 func freeLoopbackPort(t *testing.T) int {
@@ -81,9 +82,12 @@ func startTablo(t *testing.T, bin, dataDir string, extra ...string) (*tabloProc,
 		exited: make(chan struct{}),
 	}
 	p.endpoint = "http://" + p.addr + "/" + devAccount
-	p.blobAddr = fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
+	blobPort := freeLoopbackPort(t)
+	p.blobAddr = fmt.Sprintf("127.0.0.1:%d", blobPort)
+	queuePort := freeLoopbackPort(t)
+	p.queueEndpoint = fmt.Sprintf("http://127.0.0.1:%d/%s", queuePort, devAccount)
 	p.cmd = exec.Command(bin, append([]string{"--host", "127.0.0.1", "--table-port", strconv.Itoa(port),
-		"--blob-port", strings.TrimPrefix(p.blobAddr, "127.0.0.1:"),
+		"--queue-port", strconv.Itoa(queuePort), "--blob-port", strconv.Itoa(blobPort),
 		"--data-dir", dataDir, "--log-level", "warn"}, extra...)...)
 	p.cmd.Stderr = p.stderr
 	p.cmd.Stdout = p.stderr

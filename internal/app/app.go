@@ -26,6 +26,8 @@ import (
 	"github.com/tablo/tablo/internal/datadir"
 	"github.com/tablo/tablo/internal/httpserve"
 	"github.com/tablo/tablo/internal/partition"
+	"github.com/tablo/tablo/internal/queue"
+	"github.com/tablo/tablo/internal/queuewire"
 	"github.com/tablo/tablo/internal/server"
 	pebblestore "github.com/tablo/tablo/internal/store/pebble"
 	"github.com/tablo/tablo/internal/table"
@@ -38,6 +40,7 @@ type App struct {
 	claim     *datadir.Claim // nil in memory
 	db        *pebblestore.DB
 	svc       *table.Service
+	qsv       *queue.Service
 	blob      *blob.Service // nil when the Blob service is not started
 	parts     *partition.Layer
 	listeners []*listener
@@ -62,14 +65,18 @@ type listenSpec struct {
 	flag    string
 }
 
-// services lists what cfg asks to serve, in start-up order.
+// services lists what cfg asks to serve (--services), in start-up order; a service not
+// started has no port open.
 func services(cfg config.Config) []listenSpec {
 	var out []listenSpec
-	if cfg.Starts("table") {
-		out = append(out, listenSpec{"Table", cfg.TablePort, "--table-port"})
-	}
-	if cfg.Starts("blob") {
-		out = append(out, listenSpec{"Blob", cfg.BlobPort, "--blob-port"})
+	for _, sp := range []listenSpec{
+		{"Table", cfg.TablePort, "--table-port"},
+		{"Queue", cfg.QueuePort, "--queue-port"},
+		{"Blob", cfg.BlobPort, "--blob-port"},
+	} {
+		if cfg.Starts(strings.ToLower(sp.service)) {
+			out = append(out, sp)
+		}
 	}
 	return out
 }
@@ -108,6 +115,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	}
 	a.db = db
 	a.svc = table.New(db, table.Options{Logger: log, ColumnCacheBytes: cfg.ColumnCacheBytes})
+	a.qsv = queue.New(db, queue.Options{Logger: log})
 	a.parts = partition.New(cfg.Partition)
 	a.parts.SetFaults(cfg.Faults)
 	tableSrv := server.New(server.Options{Service: a.svc, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow, Partitions: a.parts})
@@ -115,6 +123,8 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 		switch l.service {
 		case "Table":
 			l.http = tableSrv.NewHTTPServer()
+		case "Queue":
+			l.http = queuewire.New(queuewire.Options{Service: a.qsv, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow}).NewHTTPServer()
 		case "Blob":
 			a.blob = blob.New(db, blob.Options{Logger: log})
 			l.http = blobwire.New(blobwire.Options{Service: a.blob, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow}).NewHTTPServer()
@@ -169,6 +179,9 @@ func (a *App) abort() {
 	for _, l := range a.listeners {
 		_ = l.ln.Close()
 	}
+	if a.qsv != nil {
+		a.qsv.Close()
+	}
 	if a.svc != nil {
 		a.svc.Close()
 	}
@@ -186,7 +199,7 @@ func (a *App) abort() {
 // Addr is the Table service's listening address (nil when it is not started).
 func (a *App) Addr() net.Addr { return a.ServiceAddr("table") }
 
-// ServiceAddr is the listening address of a started service ("table", "blob"), or nil.
+// ServiceAddr is the listening address of a started service ("table", "queue", "blob"), or nil.
 func (a *App) ServiceAddr(service string) net.Addr {
 	for _, l := range a.listeners {
 		if strings.EqualFold(l.service, service) {
@@ -231,6 +244,7 @@ func (a *App) close(ctx context.Context) error {
 	if a.pprof != nil {
 		_ = a.pprof.Close()
 	}
+	a.qsv.Close()
 	a.svc.Close()
 	if a.blob != nil {
 		a.blob.Close()

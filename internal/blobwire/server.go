@@ -67,11 +67,25 @@ type call struct {
 	anonymous       bool
 }
 
+// resourceName is the container or container/blob, for the log.
+func (c *call) resourceName() string {
+	if c.container == "" {
+		return "service"
+	}
+	if c.blob == "" {
+		return c.container
+	}
+	return c.container + "/" + c.blob
+}
+
 // Handle serves one request.
 func (s *Server) Handle(fc *fasthttp.RequestCtx) {
 	c := &call{}
 	s.p.Begin(&c.Call, fc)
-	defer func() { s.p.Finish(&c.Call, recover(), debug.Stack) }()
+	defer func() {
+		s.p.Recover(&c.Call, recover(), debug.Stack)
+		s.p.LogRequest(&c.Call, c.resourceName)
+	}()
 	if err := s.serve(c); err != nil {
 		s.writeError(c, err)
 	}
@@ -133,6 +147,7 @@ func (s *Server) serve(c *call) error {
 	if err != nil {
 		return err
 	}
+	c.Op = op
 	if err := s.authenticate(c, op); err != nil {
 		return err
 	}

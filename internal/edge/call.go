@@ -41,6 +41,11 @@ type Call struct {
 	JSONErrorType string
 	// Status is the status sent (0 until a reply is written).
 	Status int
+	// Op is the operation for the request log (0 until routed); ErrCode is the Azure error
+	// code sent, AuthDetail why authentication failed.
+	Op         auth.Operation
+	ErrCode    string
+	AuthDetail string
 }
 
 // BaseURL is the service root as clients address it.

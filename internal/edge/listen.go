@@ -63,7 +63,7 @@ func (p *Pipeline) handleRequestError(fc *fasthttp.RequestCtx, err error) {
 	var c Call
 	p.Begin(&c, fc)
 	p.WriteError(&c, azerr.New(azerr.RequestBodyTooLarge))
-	p.LogRequest(&c)
+	p.LogRequest(&c, nil)
 }
 
 // fasthttpLogger sends fasthttp's own messages to the log. They are connection-level

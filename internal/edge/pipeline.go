@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -38,13 +39,17 @@ type Options struct {
 	// MinVersion is the oldest x-ms-version accepted; an older one is TooOldVersion.
 	MinVersion    string
 	TooOldVersion azerr.Code
-	// RequestDateWindow is how far a Shared Key request's date may lie from Now (0: Azure's
-	// 15 minutes).
+	// RequestDateWindow is how far a Shared Key request's date may lie from Now (default
+	// DefaultRequestDateWindow, Azure's).
 	RequestDateWindow time.Duration
 	// KeepHeaderCase keeps request header names as sent (the streaming server for Blob,
 	// which echoes metadata names in their case); lookups then fold case.
 	KeepHeaderCase bool
 }
+
+// DefaultRequestDateWindow is Azure's limit on a Shared Key request's date: older (or
+// later) requests are refused, so a captured request cannot be replayed for long.
+const DefaultRequestDateWindow = 15 * time.Minute
 
 // Settings is where a service keeps per-account documents such as its service properties.
 type Settings interface {
@@ -82,7 +87,7 @@ func New(o Options) *Pipeline {
 		o.Now = time.Now
 	}
 	if o.RequestDateWindow <= 0 {
-		o.RequestDateWindow = 15 * time.Minute
+		o.RequestDateWindow = DefaultRequestDateWindow
 	}
 	if o.MinVersion == "" {
 		o.MinVersion, o.TooOldVersion = "2009-09-19", azerr.InvalidHeaderValue
@@ -144,40 +149,79 @@ func (p *Pipeline) Begin(c *Call, fc *fasthttp.RequestCtx) {
 	// The request-target as sent, still percent-encoded: signatures are computed over it,
 	// never over the decoded path.
 	c.TargetPath, c.TargetQuery = auth.SplitRequestURI(string(fc.RequestURI()))
-	p.setCommonHeaders(c)
+	p.SetCommonHeaders(c)
 }
 
-// Finish ends a request: recovered is the handler's recover() value (a panic becomes 500
-// InternalError if nothing was sent), then the request is logged.
-func (p *Pipeline) Finish(c *Call, recovered any, stack func() []byte) {
+// Recover handles the handler's recover() value: a panic is logged and becomes 500
+// InternalError if nothing was sent yet.
+func (p *Pipeline) Recover(c *Call, recovered any, stack func() []byte) {
 	if recovered != nil {
 		p.log.Error("panic", "request_id", c.RequestID, "panic", recovered, "stack", string(stack()))
 		if c.Status == 0 {
 			p.WriteError(c, azerr.New(azerr.InternalError))
 		}
 	}
-	p.LogRequest(c)
 }
 
-// LogRequest logs one request (Error for 5xx answers, Info otherwise).
-func (p *Pipeline) LogRequest(c *Call) {
+// LogRequest writes the one line per request: at info, or at error for a 5xx.
+func (p *Pipeline) LogRequest(c *Call, resource func() string) {
 	level := slog.LevelInfo
-	if c.Status >= 500 {
+	if c.Status >= 500 && c.Status != http.StatusNotImplemented { // 501: the client asked for an unsupported feature
 		level = slog.LevelError
 	}
 	if !p.log.Enabled(c.Ctx, level) {
 		return
 	}
-	p.log.LogAttrs(c.Ctx, level, "request",
-		slog.String("method", c.Method),
-		slog.String("path", c.TargetPath),
+	op := "Unknown" // not routed: the request failed before its operation was known
+	if c.Op != 0 {
+		op = c.Op.String()
+	}
+	res := ""
+	if resource != nil {
+		res = resource()
+	}
+	attrs := [...]slog.Attr{
+		slog.String("service", p.svc.String()),
+		slog.String("operation", op),
+		slog.String("account", c.Account),
+		slog.String("resource", res),
 		slog.Int("status", c.Status),
-		slog.Duration("duration", time.Since(c.Start)),
+		slog.String("error_code", c.ErrCode),
+		slog.Float64("duration_ms", float64(time.Since(c.Start).Microseconds())/1000),
+		slog.Int("bytes_in", bytesIn(c)),
+		slog.Int("bytes_out", bytesOut(c)),
+		slog.String("client", c.FC.RemoteAddr().String()),
+		slog.String("user_agent", string(c.FC.UserAgent())),
 		slog.String("request_id", c.RequestID),
-	)
+		slog.String("auth_failure", c.AuthDetail),
+	}
+	n := len(attrs)
+	if c.AuthDetail == "" {
+		n-- // the last one is only for authentication failures
+	}
+	p.log.LogAttrs(c.Ctx, level, "request", attrs[:n]...)
 }
 
-func (p *Pipeline) setCommonHeaders(c *Call) {
+// bytesIn is the request body's size for the log. A streamed body (Blob) is never read
+// here: Body() would buffer the rest of the stream, so its declared length stands in.
+func bytesIn(c *Call) int {
+	if c.FC.Request.IsBodyStream() {
+		return max(c.FC.Request.Header.ContentLength(), 0)
+	}
+	return len(c.FC.Request.Body())
+}
+
+// bytesOut is the response body's size for the log; a streamed download is counted by its
+// Content-Length, since Body() would read the whole stream into memory.
+func bytesOut(c *Call) int {
+	if c.FC.Response.IsBodyStream() {
+		return max(c.FC.Response.Header.ContentLength(), 0)
+	}
+	return len(c.FC.Response.Body())
+}
+
+// SetCommonHeaders sets the headers every response carries (again after a reset).
+func (p *Pipeline) SetCommonHeaders(c *Call) {
 	h := &c.FC.Response.Header
 	h.Set("X-Ms-Request-Id", c.RequestID)
 	v := c.Header.Peek("X-Ms-Version")
@@ -230,13 +274,32 @@ func (p *Pipeline) ResolveAccount(c *Call) error {
 	}
 	if a, ok := strings.CutSuffix(account, "-secondary"); ok {
 		account, c.Secondary = a, true
+		if pathStyle {
+			// The Python SDK and az CLI address the emulator's secondary as
+			// /{account}-secondary/{account}/…: the repeated account is the service root.
+			c.RawPath = trimAccountSegment(c.RawPath, account)
+		}
 	}
 	c.Account, c.PathStyle = account, pathStyle
 	if _, ok := p.accounts[account]; !ok {
 		// An unknown account cannot authenticate; Azure answers 403 as for a bad signature.
+		c.AuthDetail = "unknown account " + strconv.Quote(account)
 		return azerr.New(azerr.AuthenticationFailed)
 	}
 	return nil
+}
+
+// trimAccountSegment drops a leading "/"+account segment from the path after the account
+// (ending there or followed by '/'); the rest of the path is kept as sent.
+func trimAccountSegment(rawPath, account string) string {
+	rest, ok := strings.CutPrefix(rawPath, "/"+account)
+	if !ok || rest != "" && rest[0] != '/' {
+		return rawPath
+	}
+	if rest == "" {
+		return "/"
+	}
+	return rest
 }
 
 // isIP reports whether host is an IP address as net.ParseIP reads one (no zone), without
@@ -364,7 +427,7 @@ func (p *Pipeline) Authenticate(c *Call, t AuthTarget) (*auth.SAS, error) {
 		return sas, nil
 	}
 	// ResolveAccount took the request-target apart already.
-	return nil, v.VerifySharedKey(auth.RequestInfo{
+	req := auth.RequestInfo{
 		Method:    c.Method,
 		RawPath:   c.TargetPath,
 		RawQuery:  c.TargetQuery,
@@ -373,10 +436,21 @@ func (p *Pipeline) Authenticate(c *Call, t AuthTarget) (*auth.SAS, error) {
 		PathStyle: c.PathStyle,
 		Secondary: c.Secondary,
 		Service:   p.svc,
-		// The date is checked first (a stale replay costs no HMAC), as Azure does.
+		// Azure refuses requests dated too far from its clock.
 		Now:          p.now(),
 		MaxClockSkew: p.dateWindow,
-	})
+	}
+	err := v.VerifySharedKey(req)
+	if err != nil && p.log.Enabled(c.Ctx, slog.LevelDebug) {
+		// What Azure's AuthenticationErrorDetail gives: the string the server signed (never a key).
+		scheme := auth.SchemeSharedKey
+		if strings.HasPrefix(authz, "SharedKeyLite ") {
+			scheme = auth.SchemeSharedKeyLite
+		}
+		p.log.Debug("authentication failed", "request_id", c.RequestID, "reason", auth.Detail(err),
+			"string_to_sign", auth.StringToSign(scheme, req))
+	}
+	return nil, err
 }
 
 // Reply is a complete response produced by a handler.
@@ -444,15 +518,33 @@ func (p *Pipeline) WriteError(c *Call, err error) {
 		return
 	}
 	e := azerr.From(err)
-	if e.Code == azerr.InternalError || e.Code.Status() >= 500 {
+	c.ErrCode = string(e.Code)
+	if d := auth.Detail(err); d != "" {
+		c.AuthDetail = d
+	}
+	if e.Code == azerr.InternalError || e.Code.Status() >= 500 && e.Code != azerr.NotImplemented {
 		p.log.Error("request failed", "request_id", c.RequestID, "err", err)
 	}
 	msg := e.Message() + "\nRequestId:" + c.RequestID + "\nTime:" + p.now().UTC().Format("2006-01-02T15:04:05.0000000Z")
+	// Azure says why authentication failed (AuthenticationErrorDetail): an element of its
+	// XML error; JSON has no such member, so there it is a line of the message, before
+	// RequestId and Time (which end every message).
+	detail := ""
+	if e.Code == azerr.AuthenticationFailed {
+		detail = auth.Detail(err)
+	}
 	rp := &Reply{Status: e.Status(), ErrorCode: string(e.Code)}
 	if c.XMLErrors {
+		details := e.Details
+		if detail != "" {
+			details = append(details[:len(details):len(details)], azerr.Detail{Name: "AuthenticationErrorDetail", Value: detail})
+		}
 		rp.ContentType = "application/xml"
-		rp.Body = azerr.AppendXML(nil, string(e.Code), msg, e.Details...)
+		rp.Body = azerr.AppendXML(nil, string(e.Code), msg, details...)
 	} else {
+		if detail != "" {
+			msg = e.Message() + "\nAuthenticationErrorDetail:" + detail + msg[len(e.Message()):]
+		}
 		rp.ContentType = c.JSONErrorType
 		if rp.ContentType == "" {
 			rp.ContentType = ErrorContentType

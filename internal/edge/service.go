@@ -159,6 +159,7 @@ func (p *Pipeline) Preflight(c *Call) (*Reply, error) {
 	if err != nil {
 		return nil, err
 	}
+	varyOrigin(c, pr)
 	g, ok := pr.Preflight(origin, method, reqHeaders)
 	if !ok {
 		return nil, azerr.New(azerr.CorsPreflightFailure)
@@ -172,7 +173,6 @@ func (p *Pipeline) Preflight(c *Call) (*Reply, error) {
 	h.Set("Access-Control-Max-Age", strconv.Itoa(g.Rule.MaxAgeInSeconds))
 	if g.Credentials {
 		h.Set("Access-Control-Allow-Credentials", "true")
-		h.Add("Vary", "Origin")
 	}
 	return &Reply{Status: http.StatusOK, Header: h}, nil
 }
@@ -190,6 +190,7 @@ func (p *Pipeline) ApplyCORS(c *Call) {
 		p.log.Warn("cors: service properties", "request_id", c.RequestID, "err", err)
 		return
 	}
+	varyOrigin(c, pr)
 	g, ok := pr.Actual(c.Header.Get("Origin"), c.Method)
 	if !ok {
 		return
@@ -201,6 +202,14 @@ func (p *Pipeline) ApplyCORS(c *Call) {
 	}
 	if g.Credentials {
 		h.Set("Access-Control-Allow-Credentials", "true")
-		h.Add("Vary", "Origin")
+	}
+}
+
+// varyOrigin marks the response as depending on Origin whenever the account has CORS rules,
+// matched or not, as Azure does: a cache between browser and server must not hand one
+// origin's answer (with or without Access-Control-* headers) to another.
+func varyOrigin(c *Call, p serviceprops.Properties) {
+	if len(p.Cors) > 0 {
+		c.FC.Response.Header.Set("Vary", "Origin")
 	}
 }

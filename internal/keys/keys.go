@@ -240,6 +240,7 @@ func Account(account, name string) []byte {
 // Queue service keys. A queue's messages and its visibility index share the prefix
 // QueueData(id), so Delete Queue (and Clear Messages) is one DeleteRange:
 //
+//	'Q' 'n'                                           the next queue id
 //	'Q' 'c' account 0x00 name                         catalog: queue id, metadata, ACL
 //	'Q' 's' account 0x00 name                         per-account settings (service properties)
 //	'Q' 'd' queueID 'm' seq                           a message
@@ -256,6 +257,12 @@ func QueueCatalog(account, name string) []byte {
 	b = append(b, 0)
 	return append(b, name...)
 }
+
+// QueueNextID is the key of the counter that numbers queues.
+func QueueNextID() []byte { return []byte{TagQueue, 'n'} }
+
+// QueueCatalogPrefix is the prefix of an account's queue catalog.
+func QueueCatalogPrefix(account string) []byte { return QueueCatalog(account, "") }
 
 // QueueSetting is the key of a named per-account Queue service record.
 func QueueSetting(account, name string) []byte {
