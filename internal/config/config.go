@@ -29,6 +29,9 @@ type Config struct {
 	GroupCommitWindow time.Duration
 	// ColumnCacheBytes is the memory budget of the filtered-scan column cache (0 = off).
 	ColumnCacheBytes int64
+
+	// Operations: TLS, OAuth and the admin listener (see ops.go).
+	Ops
 }
 
 // Load parses args (without the program name and subcommand) and env (os.Getenv-like).
@@ -51,6 +54,7 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	window := fs.String("group-commit-window", getenv("TABLO_GROUP_COMMIT_WINDOW", "0"), "how long a WAL fsync may wait for more concurrent writes to share it, when more writers are active than twice the CPUs; 0 = default (300µs), negative = never wait (TABLO_GROUP_COMMIT_WINDOW)")
 	colCache := fs.String("column-cache-mb", getenv("TABLO_COLUMN_CACHE_MB", "64"), "memory for the column cache that serves filtered table scans, in MiB; 0 turns it off (TABLO_COLUMN_CACHE_MB)")
 	pprof := fs.String("pprof", getenv("TABLO_PPROF", ""), "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (TABLO_PPROF)")
+	finishOps := opsFlags(fs, getenv)
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -80,6 +84,7 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	if err := c.LogLevel.UnmarshalText([]byte(strings.ToUpper(*logLevel))); err != nil {
 		errs = append(errs, fmt.Errorf("config: --log-level %q: want debug, info, warn or error", *logLevel))
 	}
+	errs = append(errs, finishOps(&c)...)
 	if !c.InMemory && c.DataDir == "" {
 		errs = append(errs, errors.New("config: --data-dir must not be empty"))
 	}
