@@ -3,6 +3,8 @@
 //	tablo [serve] [flags]   start the server (default)
 //	tablo bench [flags]     drive an endpoint with the official Go SDK and report throughput
 //	tablo version           print the version
+//	tablo reset             delete all data (or one account's) of a running server
+//	tablo snapshot          save, restore, list or delete named snapshots of a running server
 package main
 
 import (
@@ -18,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tablo/tablo/internal/admin"
 	"github.com/tablo/tablo/internal/app"
 	"github.com/tablo/tablo/internal/config"
 )
@@ -46,6 +49,8 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 	case "version":
 		fmt.Fprintln(stdout, "tablo", version)
 		return nil
+	case "reset", "snapshot":
+		return admin.Run(ctx, cmd, args, env, stdout, stderr)
 	}
 	return fmt.Errorf("unknown command %q (want serve, bench or version)", cmd)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tablo/tablo/internal/config"
 	"github.com/tablo/tablo/internal/httpserve"
+	"github.com/tablo/tablo/internal/metrics"
 	"github.com/tablo/tablo/internal/server"
 	pebblestore "github.com/tablo/tablo/internal/store/pebble"
 	"github.com/tablo/tablo/internal/table"
@@ -31,16 +32,24 @@ type App struct {
 	ln      net.Listener
 	served  chan error
 	closing bool
+	*ops    // TLS, metrics, admin listener, reset/restore gate (ops.go)
 }
 
 // Start opens the engine and starts listening. The returned App serves until Close.
 func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error) {
+	o, err := newOps(cfg)
+	if err != nil {
+		return nil, err
+	}
 	db, err := pebblestore.Open(pebblestore.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: log, GroupCommitWindow: cfg.GroupCommitWindow})
 	if err != nil {
 		return nil, err
 	}
 	svc := table.New(db, table.Options{Logger: log, ColumnCacheBytes: cfg.ColumnCacheBytes})
-	srv := server.New(server.Options{Service: svc, Accounts: cfg.Accounts, Logger: log})
+	srv := server.New(server.Options{Service: svc, Accounts: cfg.Accounts, Logger: log, Metrics: o.metrics, OAuth: cfg.OAuth == "basic"})
+	o.dropCaches = append(o.dropCaches, svc.DropCaches, srv.DropCaches)
+	metrics.RegisterEngine(o.reg, db.Stats)
+	metrics.RegisterTable(o.reg, svc.Stats)
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.TablePort))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -50,7 +59,14 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	}
 	a := &App{
 		cfg: cfg, log: log, db: db, svc: svc, ln: ln, served: make(chan error, 1),
-		http: srv.NewHTTPServer(),
+		http: srv.NewHTTPServer(), ops: o,
+	}
+	o.serveStorage("table", a.http)
+	if err := a.startAdmin(); err != nil {
+		ln.Close()
+		svc.Close()
+		db.Close()
+		return nil, err
 	}
 	go func() { a.served <- a.http.Serve(ln) }()
 	if cfg.PprofAddr != "" {
@@ -66,8 +82,15 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 			}
 		}()
 	}
-	log.Info("tablo listening", "table_endpoint", "http://"+ln.Addr().String()+"/devstoreaccount1",
+	scheme := "http://"
+	if o.tls != nil {
+		scheme = "https://"
+	}
+	log.Info("tablo listening", "table_endpoint", scheme+ln.Addr().String()+"/devstoreaccount1",
 		"data_dir", cfg.DataDir, "in_memory", cfg.InMemory)
+	if o.caPath != "" {
+		log.Info("tls: clients must trust the self-signed CA", "ca", o.caPath)
+	}
 	return a, nil
 }
 
@@ -87,6 +110,9 @@ func (a *App) Close(ctx context.Context) error {
 	var errs []error
 	if err := a.http.Shutdown(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("app: http shutdown: %w", err))
+	}
+	if err := a.closeAdmin(ctx); err != nil {
+		errs = append(errs, err)
 	}
 	if a.pprof != nil {
 		_ = a.pprof.Close()

@@ -142,6 +142,10 @@ type Error struct {
 	Code Code
 	// Msg, when set, replaces the code's default message (e.g. to name a bad value or a position).
 	Msg string
+	// HTTPStatus, when set, replaces the code's status (Azure answers some codes with more
+	// than one: InvalidAuthenticationInfo is 400 for a bad Shared Key header, 401 for a bad
+	// bearer token).
+	HTTPStatus int
 }
 
 // New returns an *Error with the code's default message.
@@ -163,7 +167,12 @@ func (e *Error) Message() string {
 }
 
 // Status is the HTTP status for the error.
-func (e *Error) Status() int { return e.Code.Status() }
+func (e *Error) Status() int {
+	if e.HTTPStatus != 0 {
+		return e.HTTPStatus
+	}
+	return e.Code.Status()
+}
 
 // From finds the *Error inside err. Anything that is not an Azure error becomes InternalError,
 // so an unexpected failure never leaks its text to clients.

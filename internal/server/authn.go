@@ -91,6 +91,11 @@ func (s *Server) authenticate(c *call, op operation) error {
 	if authz == "" {
 		return azerr.New(azerr.AuthenticationFailed)
 	}
+	if s.oauth {
+		if token, ok := cutBearer(authz); ok {
+			return s.authenticateBearer(c, token)
+		}
+	}
 	// resolveAccount took the request-target apart already.
 	return v.VerifySharedKey(auth.RequestInfo{
 		Method:    c.method,

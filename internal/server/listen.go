@@ -64,6 +64,7 @@ func (s *Server) handleRequestError(fc *fasthttp.RequestCtx, err error) {
 	s.setCommonHeaders(c)
 	s.writeError(c, azerr.New(azerr.RequestBodyTooLarge))
 	s.logRequest(c)
+	s.metrics.Observe(0, c.status, time.Since(c.start), 0, len(fc.Response.Body()))
 }
 
 // fasthttpLogger sends fasthttp's own messages to the log. They are connection-level

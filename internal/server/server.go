@@ -26,6 +26,7 @@ import (
 	"github.com/tablo/tablo/internal/auth"
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/entity"
+	"github.com/tablo/tablo/internal/metrics"
 	"github.com/tablo/tablo/internal/table"
 )
 
@@ -40,6 +41,10 @@ type Options struct {
 	// Now is the clock for error timestamps and SAS expiry (default time.Now). The Date
 	// header is fasthttp's (its clock, formatted once a second).
 	Now func() time.Time
+	// Metrics, when set, records every request (service "table").
+	Metrics *metrics.Metrics
+	// OAuth accepts Microsoft Entra ID bearer tokens (see bearer.go).
+	OAuth bool
 }
 
 // Server is the Table service's request handler (Handle, for a fasthttp.Server).
@@ -58,6 +63,9 @@ type Server struct {
 	bodies bufferPool
 	// props caches each account's decoded service properties (CORS rules).
 	props propsCache
+	// metrics records requests (nil: off); oauth accepts bearer tokens.
+	metrics *metrics.Service
+	oauth   bool
 }
 
 // New returns a Server.
@@ -83,6 +91,10 @@ func New(o Options) *Server {
 	for i := range o.Accounts {
 		s.accounts[o.Accounts[i].Name] = auth.NewVerifier(&o.Accounts[i])
 	}
+	if o.Metrics != nil {
+		s.metrics = o.Metrics.Service("table", operationNames[:])
+	}
+	s.oauth = o.OAuth
 	return s
 }
 
@@ -130,6 +142,7 @@ type call struct {
 	xmlErrors bool
 	sas       *auth.SAS
 	status    int
+	op        operation // 0 until routed
 }
 
 // Handle serves one request; it is the fasthttp.RequestHandler of the Table endpoint.
@@ -143,6 +156,7 @@ func (s *Server) Handle(fc *fasthttp.RequestCtx) {
 			}
 		}
 		s.logRequest(c)
+		s.metrics.Observe(int(c.op), c.status, time.Since(c.start), len(fc.Request.Body()), len(fc.Response.Body()))
 	}()
 	s.setCommonHeaders(c)
 	if err := s.serve(c); err != nil {
@@ -240,6 +254,7 @@ func (s *Server) serve(c *call) error {
 	if err != nil {
 		return err
 	}
+	c.op = op
 	if err := s.authenticate(c, op); err != nil {
 		return err
 	}
