@@ -80,7 +80,7 @@ func startTablo(t *testing.T, bin, dataDir string) (*tabloProc, time.Duration) {
 	}
 	p.endpoint = "http://" + p.addr + "/" + devAccount
 	p.cmd = exec.Command(bin, "--host", "127.0.0.1", "--table-port", strconv.Itoa(port),
-		"--data-dir", dataDir, "--log-level", "warn")
+		"--data-dir", dataDir, "--log-level", "warn", "--admin-port", "0")
 	p.cmd.Stderr = p.stderr
 	p.cmd.Stdout = p.stderr
 	began := time.Now()
