@@ -42,6 +42,9 @@ type ops struct {
 	// dropCaches are called, under the gate, after the store's contents change underneath
 	// the services.
 	dropCaches []func()
+	// beforeRestore, when set (tests), runs after the caches are dropped and before the
+	// engine restores: requests made then must wait for the restore.
+	beforeRestore func()
 }
 
 // newOps builds the TLS configuration and the metrics registry, before anything listens.
@@ -182,6 +185,9 @@ func (c controller) RestoreSnapshot(ctx context.Context, name string) error {
 	defer c.a.gate.Unlock()
 	for _, drop := range c.a.dropCaches {
 		drop()
+	}
+	if c.a.beforeRestore != nil {
+		c.a.beforeRestore()
 	}
 	return snapshotErr(c.a.db.RestoreSnapshot(ctx, name))
 }
