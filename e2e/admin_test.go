@@ -145,11 +145,19 @@ func TestResetThroughCLI(t *testing.T) {
 		}
 		return out.String()
 	}
+	cors := []*aztables.CorsRule{{AllowedOrigins: ptr("https://example.com"), AllowedMethods: ptr("GET"),
+		AllowedHeaders: ptr("*"), ExposedHeaders: ptr("*"), MaxAgeInSeconds: ptr(int32(60))}}
+	if _, err := oth.SetProperties(ctx, aztables.ServiceProperties{Cors: cors}, nil); err != nil {
+		t.Fatal(err)
+	}
 	if out := cli("reset", "--account", "other"); !strings.HasPrefix(out, "reset account other in ") {
 		t.Fatalf("output %q", out)
 	}
 	if names := listTableNames(t, oth); len(names) != 0 {
 		t.Fatalf("other's tables after its reset: %v", names)
+	}
+	if p, err := oth.GetProperties(ctx, nil); err != nil || len(p.Cors) != 0 {
+		t.Fatalf("other's service properties after its reset: %v %v", err, p.Cors)
 	}
 	if _, err := dev.NewClient("keep").GetEntity(ctx, "p", "r", nil); err != nil {
 		t.Fatalf("devstoreaccount1 lost data in other's reset: %v", err)
