@@ -221,4 +221,3 @@ func snapshotErr(err error) error {
 	}
 	return err
 }
-

@@ -88,9 +88,9 @@ type DB struct {
 	// statsBase holds the counters of Pebble instances closed by restores.
 	statsMu   sync.Mutex
 	statsBase Stats
-	seed    maphash.Seed
-	stripes [lockStripes]sync.RWMutex
-	closed  atomic.Bool
+	seed      maphash.Seed
+	stripes   [lockStripes]sync.RWMutex
+	closed    atomic.Bool
 	// inflight lets Close wait for running Updates and Scans before closing Pebble.
 	inflight sync.RWMutex
 	// group counts writers between apply and sync and decides whether a WAL sync waits.
