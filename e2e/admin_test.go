@@ -252,6 +252,30 @@ func TestSnapshotSaveRestore(t *testing.T) {
 			if _, err := ac.SaveSnapshot(ctx, "../escape"); err == nil {
 				t.Fatal("path-like snapshot name accepted")
 			}
+			// The command's client: flags before or after the arguments.
+			run := func(args ...string) (string, error) {
+				var out strings.Builder
+				err := admin.Run(ctx, "snapshot", args, func(string) string { return "" }, &out, io.Discard)
+				return out.String(), err
+			}
+			if out, err := run("--admin", s.admin, "save", "cli"); err != nil || !strings.HasPrefix(out, "snapshot cli saved in ") {
+				t.Fatalf("snapshot save: %q %v", out, err)
+			}
+			if out, err := run("list", "--admin", s.admin); err != nil || out != "base\ncli\n" {
+				t.Fatalf("snapshot list: %q %v", out, err)
+			}
+			if out, err := run("restore", "cli", "--admin", s.admin); err != nil || !strings.HasPrefix(out, "snapshot cli restored in ") {
+				t.Fatalf("snapshot restore: %q %v", out, err)
+			}
+			if _, err := run("restore", "nosuch", "--admin", s.admin); err == nil {
+				t.Fatal("restore of a missing snapshot through the command succeeded")
+			}
+			if _, err := run("frobnicate", "x", "--admin", s.admin); err == nil {
+				t.Fatal("unknown action accepted")
+			}
+			if _, err := run("delete", "cli", "--admin", s.admin); err != nil {
+				t.Fatal(err)
+			}
 			if _, err := ac.DeleteSnapshot(ctx, "base"); err != nil {
 				t.Fatal(err)
 			}

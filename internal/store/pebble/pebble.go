@@ -176,7 +176,7 @@ func (d *DB) pebbleOptions(o Options) *pebble.Options {
 	opts.EnsureDefaults() // the WAL prefill below needs the memtable size and the FS
 	if !o.InMemory {
 		// As much as Pebble preallocates for a WAL (110% of a memtable).
-		opts.FS = walPrefillFS{FS: opts.FS, size: int64(opts.MemTableSize) * 11 / 10}
+		opts.FS = walPrefillFS{FS: opts.FS, size: int64(opts.MemTableSize) * 11 / 10, dir: d.dir}
 	}
 	if d.group.window > 0 {
 		opts.WALMinSyncInterval = d.group.interval
