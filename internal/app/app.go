@@ -48,6 +48,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	svc := table.New(db, table.Options{Logger: log, ColumnCacheBytes: cfg.ColumnCacheBytes})
 	srv := server.New(server.Options{Service: svc, Accounts: cfg.Accounts, Logger: log, Metrics: o.metrics, OAuth: cfg.OAuth == "basic"})
 	o.dropCaches = append(o.dropCaches, svc.DropCaches, srv.DropCaches)
+	o.deleteAccount = append(o.deleteAccount, svc.DeleteAccount)
 	metrics.RegisterEngine(o.reg, db.Stats)
 	metrics.RegisterTable(o.reg, svc.Stats)
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.TablePort))

@@ -42,6 +42,9 @@ type ops struct {
 	// dropCaches are called, under the gate, after the store's contents change underneath
 	// the services.
 	dropCaches []func()
+	// deleteAccount are called, under the gate, by a reset of one account: each service
+	// deletes that account's data (a reset of all is one engine-wide range deletion).
+	deleteAccount []func(ctx context.Context, account string) error
 	// beforeRestore, when set (tests), runs after the caches are dropped and before the
 	// engine restores: requests made then must wait for the restore.
 	beforeRestore func()
@@ -163,7 +166,14 @@ func (c controller) Reset(ctx context.Context, account string) error {
 	if !known {
 		return fmt.Errorf("account %q: %w", account, admin.ErrNotFound)
 	}
-	return c.exclusive(func() error { return c.a.svc.DeleteAccount(ctx, account) })
+	return c.exclusive(func() error {
+		for _, del := range c.a.deleteAccount {
+			if err := del(ctx, account); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 func (c controller) SaveSnapshot(ctx context.Context, name string) error {
