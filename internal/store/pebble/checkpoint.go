@@ -63,6 +63,8 @@ func (d *DB) SaveSnapshot(ctx context.Context, name string) error {
 		return store.ErrClosed
 	}
 	defer d.inflight.RUnlock()
+	d.snapMu.Lock()
+	defer d.snapMu.Unlock()
 	path := d.snapshotPath(name)
 	if _, err := d.fs.Stat(path); err == nil {
 		return fmt.Errorf("pebble: snapshot %q: %w", name, ErrSnapshotExists)
@@ -107,6 +109,8 @@ func (d *DB) DeleteSnapshot(name string) error {
 	if !ValidSnapshotName(name) {
 		return fmt.Errorf("pebble: %q: %w", name, ErrSnapshotName)
 	}
+	d.snapMu.Lock()
+	defer d.snapMu.Unlock()
 	path := d.snapshotPath(name)
 	if _, err := d.fs.Stat(path); err != nil {
 		return fmt.Errorf("pebble: snapshot %q: %w", name, ErrSnapshotNotFound)
@@ -124,6 +128,8 @@ func (d *DB) RestoreSnapshot(ctx context.Context, name string) error {
 	if !ValidSnapshotName(name) {
 		return fmt.Errorf("pebble: %q: %w", name, ErrSnapshotName)
 	}
+	d.snapMu.Lock()
+	defer d.snapMu.Unlock()
 	if _, err := d.fs.Stat(d.snapshotPath(name)); err != nil {
 		return fmt.Errorf("pebble: snapshot %q: %w", name, ErrSnapshotNotFound)
 	}
@@ -134,17 +140,27 @@ func (d *DB) RestoreSnapshot(ctx context.Context, name string) error {
 	}
 	d.snapshots.Wait()
 	d.keepStats()
+	// reopen opens Pebble again after a failure; if even that fails the engine is closed
+	// (calls return store.ErrClosed) rather than left on a closed Pebble.
+	reopen := func(err error) error {
+		if oerr := d.open(); oerr != nil {
+			d.closed.Store(true)
+			return errors.Join(err, oerr)
+		}
+		return err
+	}
 	if err := d.db.Close(); err != nil {
-		// Pebble is unusable now; reopening is the best we can do.
-		return errors.Join(fmt.Errorf("pebble: restore %q: close: %w", name, err), d.open())
+		return reopen(fmt.Errorf("pebble: restore %q: close: %w", name, err))
 	}
 	if err := writeMarker(d.fs, d.dir, restoreMarker, name); err != nil {
-		return errors.Join(fmt.Errorf("pebble: restore %q: %w", name, err), d.open())
+		return reopen(fmt.Errorf("pebble: restore %q: %w", name, err))
 	}
 	if err := d.finishRestore(); err != nil {
-		return err // the marker stays: the next Open finishes the restore
+		// The marker stays, so the next Open finishes the restore; until then, closed.
+		d.closed.Store(true)
+		return err
 	}
-	return d.open()
+	return reopen(nil)
 }
 
 // finishRestore completes a restore whose marker is present (one interrupted by a crash,

@@ -88,9 +88,11 @@ type DB struct {
 	// statsBase holds the counters of Pebble instances closed by restores.
 	statsMu   sync.Mutex
 	statsBase Stats
-	seed      maphash.Seed
-	stripes   [lockStripes]sync.RWMutex
-	closed    atomic.Bool
+	// snapMu serializes the snapshot operations (save, delete, restore) with each other.
+	snapMu  sync.Mutex
+	seed    maphash.Seed
+	stripes [lockStripes]sync.RWMutex
+	closed  atomic.Bool
 	// inflight lets Close wait for running Updates and Scans before closing Pebble.
 	inflight sync.RWMutex
 	// group counts writers between apply and sync and decides whether a WAL sync waits.
