@@ -2,11 +2,13 @@
 // global registry). Every storage service (table, queue, blob) registers its requests under
 // the same metric names with its own "service" label, through Metrics.Service.
 //
-// The request path costs a few atomic adds: each service resolves its metric children per
-// operation and status class once, up front, so that recording a request looks nothing up.
+// The request path costs a few atomic adds: each service resolves the metric children of an
+// operation and status class once, on their first request (so only series that occur are
+// exported), and recording a request then looks nothing up.
 package metrics
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -54,8 +56,11 @@ var statusClasses = [...]string{"", "1xx", "2xx", "3xx", "4xx", "5xx"}
 
 // Service is one service's request recorder.
 type Service struct {
-	ops     [][len(statusClasses)]child
-	in, out prometheus.Counter
+	m        *Metrics
+	service  string
+	opNames  []string
+	children [][len(statusClasses)]atomic.Pointer[child]
+	in, out  prometheus.Counter
 }
 
 type child struct {
@@ -67,18 +72,12 @@ type child struct {
 // their index in operations. Index 0 should name requests refused before an operation was
 // known (e.g. "unknown").
 func (m *Metrics) Service(service string, operations []string) *Service {
-	s := &Service{
-		ops: make([][len(statusClasses)]child, len(operations)),
-		in:  m.bytesIn.WithLabelValues(service),
-		out: m.bytesOut.WithLabelValues(service),
+	return &Service{
+		m: m, service: service, opNames: operations,
+		children: make([][len(statusClasses)]atomic.Pointer[child], len(operations)),
+		in:       m.bytesIn.WithLabelValues(service),
+		out:      m.bytesOut.WithLabelValues(service),
 	}
-	for i, op := range operations {
-		for c := 1; c < len(statusClasses); c++ {
-			l := prometheus.Labels{"service": service, "operation": op, "status_class": statusClasses[c]}
-			s.ops[i][c] = child{count: m.requests.With(l), dur: m.duration.With(l)}
-		}
-	}
-	return s
 }
 
 // Observe records one request: its operation index, status, duration and body sizes.
@@ -86,14 +85,21 @@ func (s *Service) Observe(op int, status int, d time.Duration, in, out int) {
 	if s == nil {
 		return
 	}
-	if op < 0 || op >= len(s.ops) {
+	if op < 0 || op >= len(s.children) {
 		op = 0
 	}
 	c := status / 100
 	if c < 1 || c >= len(statusClasses) {
 		c = 5
 	}
-	ch := s.ops[op][c]
+	ch := s.children[op][c].Load()
+	if ch == nil {
+		// First request of this operation and class: resolve its series (a racing
+		// resolution gets the same children from the vectors).
+		l := prometheus.Labels{"service": s.service, "operation": s.opNames[op], "status_class": statusClasses[c]}
+		ch = &child{count: s.m.requests.With(l), dur: s.m.duration.With(l)}
+		s.children[op][c].Store(ch)
+	}
 	ch.count.Inc()
 	ch.dur.Observe(d.Seconds())
 	if in > 0 {
