@@ -109,6 +109,9 @@ func (a *App) startAdmin() error {
 	a.adminErr = make(chan error, 1)
 	go func() { a.adminErr <- a.admin.Serve(ln) }()
 	a.log.Info("admin listening", "url", "http://"+ln.Addr().String(), "endpoints", "/healthz /readyz /metrics /reset /snapshots")
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
+		a.log.Warn("the admin listener is reachable from other machines and has no authentication: anyone who reaches it can reset or restore the data", "addr", ln.Addr().String())
+	}
 	return nil
 }
 
