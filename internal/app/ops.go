@@ -192,8 +192,8 @@ func (c controller) RestoreSnapshot(ctx context.Context, name string) error {
 	if names, err := c.a.db.Snapshots(); err == nil && !contains(names, name) {
 		return fmt.Errorf("snapshot %q: %w", name, admin.ErrNotFound)
 	}
-	// The caches go first: the column cache's bases hold engine snapshots, which the
-	// restore waits for.
+	// The caches go first: a column-cache build in progress holds an engine snapshot, which
+	// the restore would wait for.
 	c.a.gate.Lock()
 	defer c.a.gate.Unlock()
 	for _, drop := range c.a.dropCaches {
