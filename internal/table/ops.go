@@ -37,9 +37,9 @@ func (s *Service) countColumnPage(served bool) {
 }
 
 // DropCaches forgets everything the Service caches about the store's contents (the table
-// catalog and the column cache, whose builds in progress hold store snapshots), for when the store's
-// contents are replaced underneath it (a snapshot restore or a reset). The caller must keep
-// every other call out meanwhile.
+// catalog and the column cache, whose builds in progress hold store snapshots), for when
+// the store's contents are replaced underneath it (a snapshot restore or a reset). The
+// caller must keep every other call out meanwhile.
 func (s *Service) DropCaches() {
 	s.catalogMu.Lock()
 	s.catalog = map[string]Table{}
