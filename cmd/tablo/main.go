@@ -52,7 +52,7 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 	case "reset", "snapshot":
 		return admin.Run(ctx, cmd, args, env, stdout, stderr)
 	}
-	return fmt.Errorf("unknown command %q (want serve, bench or version)", cmd)
+	return fmt.Errorf("unknown command %q (want serve, bench, version, reset or snapshot)", cmd)
 }
 
 // defaultGCPercent replaces Go's default of 100 when GOGC is not set. Pebble keeps its

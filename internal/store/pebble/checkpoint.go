@@ -21,8 +21,12 @@ import (
 // the snapshot's, and opens Pebble again. In memory the same happens inside the in-memory
 // file system, so snapshots work there too and vanish with the process.
 
-// snapshotsDir is where snapshots live, below the data directory.
-const snapshotsDir = "snapshots"
+// snapshotsDir is where snapshots live, below the data directory; a save in progress
+// writes to NAME + savingSuffix.
+const (
+	snapshotsDir = "snapshots"
+	savingSuffix = ".saving"
+)
 
 // restoreMarker names the snapshot a restore is installing. It is written (and synced)
 // before the engine files are touched and removed once they are all in place, so a crash
@@ -33,12 +37,12 @@ const restoreMarker = "RESTORING"
 var (
 	ErrSnapshotExists   = errors.New("snapshot already exists")
 	ErrSnapshotNotFound = errors.New("snapshot not found")
-	ErrSnapshotName     = errors.New("snapshot names are 1-64 letters, digits, '.', '_' or '-', not starting with '.'")
+	ErrSnapshotName     = errors.New("snapshot names are 1-64 letters, digits, '.', '_' or '-', not starting with '.' nor ending with \"" + savingSuffix + "\"")
 )
 
 // ValidSnapshotName reports whether name may name a snapshot (it becomes a directory name).
 func ValidSnapshotName(name string) bool {
-	if name == "" || len(name) > 64 || name[0] == '.' {
+	if name == "" || len(name) > 64 || name[0] == '.' || strings.HasSuffix(name, savingSuffix) {
 		return false
 	}
 	for i := 0; i < len(name); i++ {
@@ -73,7 +77,7 @@ func (d *DB) SaveSnapshot(ctx context.Context, name string) error {
 		return fmt.Errorf("pebble: snapshot %q: %w", name, err)
 	}
 	// Checkpoint writes into a temporary name first, so a failed save leaves no snapshot.
-	tmp := path + ".saving"
+	tmp := path + savingSuffix
 	_ = d.fs.RemoveAll(tmp)
 	if err := d.db.Checkpoint(tmp, pebble.WithFlushedWAL()); err != nil {
 		_ = d.fs.RemoveAll(tmp)
@@ -96,7 +100,7 @@ func (d *DB) Snapshots() ([]string, error) {
 	}
 	out := names[:0]
 	for _, n := range names {
-		if ValidSnapshotName(n) && !strings.HasSuffix(n, ".saving") {
+		if ValidSnapshotName(n) {
 			out = append(out, n)
 		}
 	}
