@@ -46,7 +46,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 		return nil, err
 	}
 	svc := table.New(db, table.Options{Logger: log, ColumnCacheBytes: cfg.ColumnCacheBytes})
-	srv := server.New(server.Options{Service: svc, Accounts: cfg.Accounts, Logger: log, Metrics: o.metrics, OAuth: cfg.OAuth == "basic"})
+	srv := server.New(server.Options{Service: svc, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow, Metrics: o.metrics, OAuth: cfg.OAuth == "basic"})
 	o.dropCaches = append(o.dropCaches, svc.DropCaches, srv.DropCaches)
 	o.deleteAccount = append(o.deleteAccount, svc.DeleteAccount)
 	metrics.RegisterEngine(o.reg, db.Stats)

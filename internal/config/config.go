@@ -29,6 +29,9 @@ type Config struct {
 	GroupCommitWindow time.Duration
 	// ColumnCacheBytes is the memory budget of the filtered-scan column cache (0 = off).
 	ColumnCacheBytes int64
+	// RequestDateWindow is how far a Shared Key request's date may lie from the server's
+	// clock (0 = Azure's 15 minutes).
+	RequestDateWindow time.Duration
 
 	// Operations: TLS, OAuth and the admin listener (see ops.go).
 	Ops
@@ -53,6 +56,7 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	logLevel := fs.String("log-level", getenv("TABLO_LOG_LEVEL", "info"), "debug, info, warn or error (TABLO_LOG_LEVEL)")
 	window := fs.String("group-commit-window", getenv("TABLO_GROUP_COMMIT_WINDOW", "0"), "how long a WAL fsync may wait for more concurrent writes to share it, when more writers are active than twice the CPUs; 0 = default (300µs), negative = never wait (TABLO_GROUP_COMMIT_WINDOW)")
 	colCache := fs.String("column-cache-mb", getenv("TABLO_COLUMN_CACHE_MB", "64"), "memory for the column cache that serves filtered table scans, in MiB; 0 turns it off (TABLO_COLUMN_CACHE_MB)")
+	dateWindow := fs.String("request-date-window", getenv("TABLO_REQUEST_DATE_WINDOW", "15m"), "how far a Shared Key request's x-ms-date (or Date) may lie from the server's clock before it is refused, as Azure refuses it after 15m; widen it if test clocks drift (TABLO_REQUEST_DATE_WINDOW)")
 	pprof := fs.String("pprof", getenv("TABLO_PPROF", ""), "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (TABLO_PPROF)")
 	finishOps := opsFlags(fs, getenv)
 	if err := fs.Parse(args); err != nil {
@@ -70,6 +74,11 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	c.TablePort = p
 	if c.GroupCommitWindow, err = time.ParseDuration(*window); err != nil {
 		errs = append(errs, fmt.Errorf("config: --group-commit-window %q is not a duration", *window))
+	}
+	if d, err := time.ParseDuration(*dateWindow); err != nil || d <= 0 {
+		errs = append(errs, fmt.Errorf("config: --request-date-window %q is not a positive duration", *dateWindow))
+	} else {
+		c.RequestDateWindow = d
 	}
 	if mb, err := strconv.ParseInt(*colCache, 10, 64); err != nil || mb < 0 || mb > 1<<20 {
 		errs = append(errs, fmt.Errorf("config: --column-cache-mb %q is not a size in MiB", *colCache))

@@ -45,6 +45,17 @@ func TestEnvAndFlagsFlagsWin(t *testing.T) {
 	if err != nil || c.ColumnCacheBytes != 0 {
 		t.Fatalf("column cache off from env: %v %v", c.ColumnCacheBytes, err)
 	}
+	if c.RequestDateWindow != 15*time.Minute {
+		t.Fatalf("default request date window: %v", c.RequestDateWindow)
+	}
+	c, err = Load(nil, env(map[string]string{"TABLO_REQUEST_DATE_WINDOW": "2h"}), io.Discard)
+	if err != nil || c.RequestDateWindow != 2*time.Hour {
+		t.Fatalf("request date window from env: %v %v", c.RequestDateWindow, err)
+	}
+	c, err = Load([]string{"--request-date-window", "1h"}, env(map[string]string{"TABLO_REQUEST_DATE_WINDOW": "2h"}), io.Discard)
+	if err != nil || c.RequestDateWindow != time.Hour {
+		t.Fatalf("request date window flag: %v %v", c.RequestDateWindow, err)
+	}
 	c, err = Load([]string{"--accounts", "acct1:" + "AAAA" + ":" + "BBBB" + ",acct2:CCCC"}, env(nil), io.Discard)
 	if err != nil || len(c.Accounts) != 2 || len(c.Accounts[0].Keys) != 2 {
 		t.Fatalf("accounts: %+v %v", c.Accounts, err)
@@ -52,11 +63,11 @@ func TestEnvAndFlagsFlagsWin(t *testing.T) {
 }
 
 func TestValidateReportsEveryProblem(t *testing.T) {
-	_, err := Load([]string{"--table-port", "x", "--log-level", "loud", "--accounts", "bad", "--group-commit-window", "soon", "--column-cache-mb", "-1"}, env(nil), io.Discard)
+	_, err := Load([]string{"--table-port", "x", "--log-level", "loud", "--accounts", "bad", "--group-commit-window", "soon", "--column-cache-mb", "-1", "--request-date-window", "0"}, env(nil), io.Discard)
 	if err == nil {
 		t.Fatal("want errors")
 	}
-	for _, want := range []string{"--table-port", "--log-level", "--accounts", "--group-commit-window", "--column-cache-mb"} {
+	for _, want := range []string{"--table-port", "--log-level", "--accounts", "--group-commit-window", "--column-cache-mb", "--request-date-window"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %s", err, want)
 		}

@@ -1,5 +1,5 @@
-// Package httpserve runs a fasthttp.Server with the two things net/http did for us that
-// fasthttp does not:
+// Package httpserve runs a fasthttp.Server with what net/http did for us that fasthttp
+// does not:
 //
 //   - Shutdown closes connections on which the client never sent a byte (an SDK's spare
 //     keep-alive dial). fasthttp counts them as busy, so its own shutdown waits for them
@@ -8,11 +8,16 @@
 //     header over the read buffer) is answered, and then the connection is drained before it
 //     closes (Linger). Closing with unread data resets the connection, often before the
 //     client has read the answer, so it would see "connection reset" instead of the error.
+//   - Header framing RFC 9112 forbids and fasthttp accepts (obsolete line folding, a space
+//     or tab in a header name) is refused with 400 and the connection closed, on every
+//     server that runs here: a proxy in front may frame such a request differently
+//     (request smuggling). fasthttp itself refuses whitespace between a name and its colon.
 //
 // The Table server and the benchmark's null server both run on it.
 package httpserve
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"io"
@@ -38,10 +43,14 @@ type Server struct {
 	// TLS, when set before Serve, serves HTTPS with it.
 	TLS   *tls.Config
 	conns connSet
+	// guard installs the framing check in front of HTTP.Handler once, whatever the
+	// number of listeners.
+	guard sync.Once
 }
 
 // Serve accepts connections on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
+	s.guard.Do(func() { s.HTTP.Handler = refuseBadFraming(s.HTTP.Handler) })
 	var l net.Listener = &trackingListener{Listener: ln, set: &s.conns}
 	if s.TLS != nil {
 		l = tls.NewListener(l, s.TLS)
@@ -76,6 +85,44 @@ func Linger(fc *fasthttp.RequestCtx) {
 	if tc, ok := fc.Conn().(*trackedConn); ok {
 		tc.linger.Store(true)
 	}
+}
+
+// refuseBadFraming answers 400, and closes the connection, for a request whose header
+// block uses obsolete line folding or has whitespace inside a header name; fasthttp joins
+// folded lines and keeps such names, where RFC 9112 requires a 400.
+func refuseBadFraming(next fasthttp.RequestHandler) fasthttp.RequestHandler {
+	return func(fc *fasthttp.RequestCtx) {
+		if badFraming(fc.Request.Header.RawHeaders()) {
+			fc.Error("Bad Request: invalid header framing", fasthttp.StatusBadRequest)
+			fc.SetConnectionClose() // after Error, which resets the response
+			return
+		}
+		next(fc)
+	}
+}
+
+// badFraming reports whether raw, the header lines of a request as received (after the
+// request line), has a line starting with a space or tab (obs-fold) or a space or tab
+// before a line's first colon (in the field name).
+func badFraming(raw []byte) bool {
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		if len(line) > 0 && (line[0] == ' ' || line[0] == '\t') {
+			return true
+		}
+		if colon := bytes.IndexByte(line, ':'); colon > 0 {
+			name := line[:colon]
+			if bytes.IndexByte(name, ' ') >= 0 || bytes.IndexByte(name, '\t') >= 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // trackingListener records its connections in a connSet.

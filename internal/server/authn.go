@@ -105,6 +105,9 @@ func (s *Server) authenticate(c *call, op operation) error {
 		Account:   c.account,
 		PathStyle: c.pathStyle,
 		Secondary: c.secondary,
+		// Azure refuses requests dated too far from its clock.
+		Now:          s.now(),
+		MaxClockSkew: s.dateWindow,
 	})
 }
 

@@ -88,8 +88,9 @@ func (s *Server) queryTables(c *call) (*reply, error) {
 			return nil, err
 		}
 	}
+	emptyPage := false
 	if c.query.hasTop {
-		if tq.Top, err = query.ParseTop(c.query.top); err != nil {
+		if emptyPage, err = parseTop(c.query.top, &tq.Top); err != nil {
 			return nil, err
 		}
 	}
@@ -103,9 +104,11 @@ func (s *Server) queryTables(c *call) (*reply, error) {
 			return nil, err
 		}
 	}
-	page, err := s.svc.ListTables(c.ctx, c.account, tq)
-	if err != nil {
-		return nil, err
+	var page table.TablePage
+	if !emptyPage {
+		if page, err = s.svc.ListTables(c.ctx, c.account, tq); err != nil {
+			return nil, err
+		}
 	}
 	base := c.baseURL()
 	b := []byte("{")
@@ -158,6 +161,9 @@ func (s *Server) appendTable(b []byte, c *call, name string, single bool) []byte
 }
 
 func (s *Server) createTable(c *call) (*reply, error) {
+	if err := refuseAtom(c); err != nil {
+		return nil, err
+	}
 	body, err := readBody(c, maxEntityBody)
 	if err != nil {
 		return nil, err
@@ -367,11 +373,11 @@ func entityOp(op operation, ifMatch []string, in *entity.Entity) (table.Op, erro
 			o.Kind, o.IfMatch = table.Merge, *cond
 		}
 	case opDeleteEntity:
-		o.Kind = table.Delete
-		o.IfMatch = table.IfMatch{Any: true} // SDKs always send one; absent means any
-		if cond != nil {
-			o.IfMatch = *cond
+		// Azure requires If-Match ("*" or an ETag) on a delete; the SDKs always send it.
+		if cond == nil {
+			return table.Op{}, azerr.New(azerr.MissingRequiredHeader)
 		}
+		o.Kind, o.IfMatch = table.Delete, *cond
 	}
 	return o, nil
 }
@@ -416,8 +422,9 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 			return nil, err
 		}
 	}
+	emptyPage := false
 	if c.query.hasTop {
-		if q.Top, err = query.ParseTop(c.query.top); err != nil {
+		if emptyPage, err = parseTop(c.query.top, &q.Top); err != nil {
 			return nil, err
 		}
 	}
@@ -455,17 +462,26 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 	}
 	b = append(b, `"value":[`...)
 	n := 0
-	// Each entity goes from its stored form straight into the page (r is valid only during
-	// the call, which is all AppendJSONRaw needs).
-	info, err := s.svc.QueryEntities(c.ctx, c.account, c.res.table, q, func(r entity.Raw) (bool, error) {
-		if n > 0 {
-			b = append(b, ',')
+	var info table.PageInfo
+	if emptyPage {
+		// $top=0: no entities and no continuation, but the table must exist.
+		if _, err = s.svc.GetTable(c.ctx, c.account, c.res.table); azerr.Is(err, azerr.ResourceNotFound) {
+			err = azerr.New(azerr.TableNotFound) // what a query of a missing table answers
 		}
-		n++
-		var err error
-		b, err = entity.AppendJSONRaw(b, r, o)
-		return len(b) < maxPageBytes, err
-	})
+		info.Plan = "none"
+	} else {
+		// Each entity goes from its stored form straight into the page (r is valid only
+		// during the call, which is all AppendJSONRaw needs).
+		info, err = s.svc.QueryEntities(c.ctx, c.account, c.res.table, q, func(r entity.Raw) (bool, error) {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			n++
+			var err error
+			b, err = entity.AppendJSONRaw(b, r, o)
+			return len(b) < maxPageBytes, err
+		})
+	}
 	if err != nil {
 		buf.b = b
 		s.pages.put(buf)
@@ -485,6 +501,20 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 	return rp, nil
 }
 
+// parseTop parses a $top that was sent: an empty value leaves *top unset (0, a full page);
+// empty reports $top=0, which Azure answers with an empty page.
+func parseTop(v string, top *int) (empty bool, err error) {
+	n, err := query.ParseTop(v)
+	if err != nil {
+		return false, err
+	}
+	if n < 0 {
+		return false, nil
+	}
+	*top = n
+	return n == 0, nil
+}
+
 func planHeader(info table.PageInfo) string {
 	return info.Plan + "; scanned=" + strconv.Itoa(info.Scanned) + "; returned=" + strconv.Itoa(info.Returned)
 }
@@ -501,12 +531,20 @@ func appendJSONError(b []byte, code, msg string) []byte {
 	return append(b, "}}}"...)
 }
 
-func appendXMLError(b []byte, code, msg string) []byte {
+// appendXMLError writes the storage-common XML error; detail, when set, is Azure's
+// AuthenticationErrorDetail element.
+func appendXMLError(b []byte, code, msg, detail string) []byte {
 	b = append(b, `<?xml version="1.0" encoding="utf-8"?><Error><Code>`...)
 	b = appendXMLText(b, code)
 	b = append(b, "</Code><Message>"...)
 	b = appendXMLText(b, msg)
-	return append(b, "</Message></Error>"...)
+	b = append(b, "</Message>"...)
+	if detail != "" {
+		b = append(b, "<AuthenticationErrorDetail>"...)
+		b = appendXMLText(b, detail)
+		b = append(b, "</AuthenticationErrorDetail>"...)
+	}
+	return append(b, "</Error>"...)
 }
 
 func appendXMLText(b []byte, s string) []byte {

@@ -38,14 +38,21 @@ type Options struct {
 	Service  *table.Service
 	Accounts []auth.Account
 	Logger   *slog.Logger
-	// Now is the clock for error timestamps and SAS expiry (default time.Now). The Date
-	// header is fasthttp's (its clock, formatted once a second).
+	// Now is the clock for error timestamps, request dates and SAS expiry (default
+	// time.Now). The Date header is fasthttp's (its clock, formatted once a second).
 	Now func() time.Time
 	// Metrics, when set, records every request (service "table").
 	Metrics *metrics.Metrics
 	// OAuth accepts Microsoft Entra ID bearer tokens (see bearer.go).
 	OAuth bool
+	// RequestDateWindow is how far a Shared Key request's date may lie from Now (default
+	// DefaultRequestDateWindow, Azure's).
+	RequestDateWindow time.Duration
 }
+
+// DefaultRequestDateWindow is Azure's limit on a Shared Key request's date: older (or
+// later) requests are refused, so a captured request cannot be replayed for long.
+const DefaultRequestDateWindow = 15 * time.Minute
 
 // Server is the Table service's request handler (Handle, for a fasthttp.Server).
 type Server struct {
@@ -66,6 +73,8 @@ type Server struct {
 	// metrics records requests (nil: off); oauth accepts bearer tokens.
 	metrics *metrics.Service
 	oauth   bool
+	// dateWindow bounds a Shared Key request's date around now.
+	dateWindow time.Duration
 }
 
 // New returns a Server.
@@ -76,17 +85,21 @@ func New(o Options) *Server {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.RequestDateWindow <= 0 {
+		o.RequestDateWindow = DefaultRequestDateWindow
+	}
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
 	h := hex.EncodeToString(rnd[:])
 	s := &Server{
-		svc:      o.Service,
-		accounts: map[string]*auth.Verifier{},
-		log:      o.Logger,
-		now:      o.Now,
-		idPrefix: h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-",
-		pages:    bufferPool{size: 64 << 10},
-		bodies:   bufferPool{size: 4 << 10},
+		svc:        o.Service,
+		accounts:   map[string]*auth.Verifier{},
+		log:        o.Logger,
+		now:        o.Now,
+		dateWindow: o.RequestDateWindow,
+		idPrefix:   h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-",
+		pages:      bufferPool{size: 64 << 10},
+		bodies:     bufferPool{size: 4 << 10},
 	}
 	for i := range o.Accounts {
 		s.accounts[o.Accounts[i].Name] = auth.NewVerifier(&o.Accounts[i])
@@ -178,7 +191,7 @@ func (s *Server) newCall(fc *fasthttp.RequestCtx) *call {
 
 func (s *Server) logRequest(c *call) {
 	level := slog.LevelInfo
-	if c.status >= 500 {
+	if c.status >= 500 && c.status != http.StatusNotImplemented { // 501: the client asked for an unsupported feature
 		level = slog.LevelError
 	}
 	if !s.log.Enabled(c.ctx, level) {
@@ -258,6 +271,13 @@ func (s *Server) serve(c *call) error {
 	if err := s.authenticate(c, op); err != nil {
 		return err
 	}
+	if c.query.unsupported != "" && op != opPreflight {
+		return azerr.Newf(azerr.NotImplemented, "The requested operation is not implemented on the specified resource. The query option %s is not supported.", c.query.unsupported)
+	}
+	if c.secondary && op.writes() {
+		// The secondary endpoint is a read-only replica: Azure refuses writes to it.
+		return azerr.New(azerr.InsufficientAccountPermissions)
+	}
 	return s.dispatch(c, op, method)
 }
 
@@ -295,6 +315,11 @@ func (s *Server) resolveAccount(c *call) error {
 	}
 	if a, ok := strings.CutSuffix(account, "-secondary"); ok {
 		account, c.secondary = a, true
+		if pathStyle {
+			// The Python SDK and az CLI address the emulator's secondary as
+			// /{account}-secondary/{account}/…: the repeated account is the service root.
+			c.rawPath = trimAccountSegment(c.rawPath, account)
+		}
 	}
 	c.account, c.pathStyle = account, pathStyle
 	if _, ok := s.accounts[account]; !ok {
@@ -302,6 +327,19 @@ func (s *Server) resolveAccount(c *call) error {
 		return azerr.New(azerr.AuthenticationFailed)
 	}
 	return nil
+}
+
+// trimAccountSegment drops a leading "/"+account segment from the path after the account
+// (ending there or followed by '/'); the rest of the path is kept as sent.
+func trimAccountSegment(rawPath, account string) string {
+	rest, ok := strings.CutPrefix(rawPath, "/"+account)
+	if !ok || rest != "" && rest[0] != '/' {
+		return rawPath
+	}
+	if rest == "" {
+		return "/"
+	}
+	return rest
 }
 
 // isIP reports whether host is an IP address as net.ParseIP reads one (no zone), without
@@ -464,15 +502,25 @@ func (s *Server) writeError(c *call, err error) {
 		return
 	}
 	e := azerr.From(err)
-	if e.Code == azerr.InternalError || e.Code.Status() >= 500 {
+	if e.Code == azerr.InternalError || e.Code.Status() >= 500 && e.Code != azerr.NotImplemented {
 		s.log.Error("request failed", "request_id", c.requestID, "err", err)
 	}
 	msg := e.Message() + "\nRequestId:" + c.requestID + "\nTime:" + s.now().UTC().Format("2006-01-02T15:04:05.0000000Z")
+	// Azure says why authentication failed (AuthenticationErrorDetail): an element of its
+	// XML error; JSON has no such member, so there it is a line of the message, before
+	// RequestId and Time (which end every message).
+	detail := ""
+	if e.Code == azerr.AuthenticationFailed {
+		detail = auth.Detail(err)
+	}
 	rp := &reply{status: e.Status(), errorCode: string(e.Code)}
 	if c.xmlErrors {
 		rp.contentType = "application/xml"
-		rp.body = appendXMLError(nil, string(e.Code), msg)
+		rp.body = appendXMLError(nil, string(e.Code), msg, detail)
 	} else {
+		if detail != "" {
+			msg = e.Message() + "\nAuthenticationErrorDetail:" + detail + msg[len(e.Message()):]
+		}
 		rp.contentType = jsonContentType(c.level)
 		rp.body = appendJSONError(nil, string(e.Code), msg)
 	}
