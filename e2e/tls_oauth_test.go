@@ -255,6 +255,12 @@ func TestOAuthBearerThroughSDK(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
+		if name == "audience" {
+			body, _ := io.ReadAll(re.RawResponse.Body)
+			if !strings.Contains(string(body), `Please refer to the information in the www-authenticate header.\nAuthenticationErrorDetail:Audience validation failed. Audience did not match.\nRequestId:`) {
+				t.Errorf("audience: message %s", body)
+			}
+		}
 		if ch := re.RawResponse.Header.Get("WWW-Authenticate"); ch != "Bearer authorization_uri=https://login.microsoftonline.com/"+testTenant+"/oauth2/authorize resource_id=https://storage.azure.com" {
 			t.Errorf("%s: WWW-Authenticate %q", name, ch)
 		}

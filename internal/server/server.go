@@ -510,8 +510,8 @@ func (s *Server) writeError(c *call, err error) {
 	// XML error; JSON has no such member, so there it is a line of the message, before
 	// RequestId and Time (which end every message).
 	detail := ""
-	if e.Code == azerr.AuthenticationFailed {
-		detail = auth.Detail(err)
+	if e.Code == azerr.AuthenticationFailed || e.Code == azerr.InvalidAuthenticationInfo && e.Status() == 401 {
+		detail = auth.Detail(err) // the 401 is a refused bearer token (bearer.go)
 	}
 	rp := &reply{status: e.Status(), errorCode: string(e.Code)}
 	if c.xmlErrors {
