@@ -72,6 +72,9 @@ func TestAdminProbesAndMetrics(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if code, body := httpGet(t, s.admin+"/partitions"); code != 200 || !strings.Contains(body, "metered") {
+		t.Errorf("partitions on the admin listener: %d %.200s", code, body)
+	}
 	code, m := httpGet(t, s.admin+"/metrics")
 	if code != 200 {
 		t.Fatalf("metrics: %d", code)
@@ -104,8 +107,6 @@ func TestAdminProbesAndMetrics(t *testing.T) {
 		t.Errorf("no open connection counted")
 	}
 }
-
-func ptr[T any](v T) *T { return &v }
 
 func grepLines(s, sub string) string {
 	var out []string

@@ -2,6 +2,8 @@
 //
 //	tablo [serve] [flags]   start the server (default)
 //	tablo bench [flags]     drive an endpoint with the official Go SDK and report throughput
+//	tablo stress [flags]    the partition stress test of a PartitionKey design
+//	tablo partitions        print a running server's partitions, range partitions and servers
 //	tablo version           print the version
 //	tablo reset             delete all data (or one account's) of a running server
 //	tablo snapshot          save, restore, list or delete named snapshots of a running server
@@ -46,13 +48,17 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 		return serve(ctx, args, env, stderr)
 	case "bench":
 		return bench(ctx, args, stdout, stderr)
+	case "stress":
+		return stressCmd(ctx, args, env, stdout, stderr)
+	case "partitions":
+		return partitionsCmd(ctx, args, env, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "tablo", version)
 		return nil
 	case "reset", "snapshot":
 		return admin.Run(ctx, cmd, args, env, stdout, stderr)
 	}
-	return fmt.Errorf("unknown command %q (want serve, bench, version, reset or snapshot)", cmd)
+	return fmt.Errorf("unknown command %q (want serve, bench, stress, partitions, version, reset or snapshot)", cmd)
 }
 
 // defaultGCPercent replaces Go's default of 100 when GOGC is not set. Pebble keeps its

@@ -102,13 +102,15 @@ func (a *App) startAdmin() error {
 		return fmt.Errorf("app: admin listener on %s: %w", a.cfg.AdminAddr, err)
 	}
 	a.adminLn = ln
-	a.admin = &http.Server{
-		Handler:           admin.Handler(controller{a}, a.reg, a.log),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
+	mux := http.NewServeMux()
+	mux.Handle("/", admin.Handler(controller{a}, a.reg, a.log))
+	// The partition layer's API (tablo partitions) is admin too.
+	mux.Handle("/partitions", a.parts.Handler())
+	mux.Handle("/faults", a.parts.Handler())
+	a.admin = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	a.adminErr = make(chan error, 1)
 	go func() { a.adminErr <- a.admin.Serve(ln) }()
-	a.log.Info("admin listening", "url", "http://"+ln.Addr().String(), "endpoints", "/healthz /readyz /metrics /reset /snapshots")
+	a.log.Info("admin listening", "url", "http://"+ln.Addr().String(), "endpoints", "/healthz /readyz /metrics /reset /snapshots /partitions /faults")
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 		a.log.Warn("the admin listener is reachable from other machines and has no authentication: anyone who reaches it can reset or restore the data", "addr", ln.Addr().String())
 	}

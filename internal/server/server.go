@@ -11,6 +11,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"hash/maphash"
 	"log/slog"
 	"net"
 	"net/http"
@@ -27,6 +28,7 @@ import (
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/entity"
 	"github.com/tablo/tablo/internal/metrics"
+	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/table"
 )
 
@@ -38,6 +40,8 @@ type Options struct {
 	Service  *table.Service
 	Accounts []auth.Account
 	Logger   *slog.Logger
+	// Partitions, when set, is told of every request and may refuse it (package partition).
+	Partitions *partition.Layer
 	// Now is the clock for error timestamps, request dates and SAS expiry (default
 	// time.Now). The Date header is fasthttp's (its clock, formatted once a second).
 	Now func() time.Time
@@ -75,6 +79,9 @@ type Server struct {
 	oauth   bool
 	// dateWindow bounds a Shared Key request's date around now.
 	dateWindow time.Duration
+	// parts is the partition layer (nil: none); pkSeed hashes partition keys for it.
+	parts  *partition.Layer
+	pkSeed maphash.Seed
 }
 
 // New returns a Server.
@@ -100,6 +107,8 @@ func New(o Options) *Server {
 		idPrefix:   h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-",
 		pages:      bufferPool{size: 64 << 10},
 		bodies:     bufferPool{size: 4 << 10},
+		parts:      o.Partitions,
+		pkSeed:     maphash.MakeSeed(),
 	}
 	for i := range o.Accounts {
 		s.accounts[o.Accounts[i].Name] = auth.NewVerifier(&o.Accounts[i])
@@ -156,6 +165,7 @@ type call struct {
 	sas       *auth.SAS
 	status    int
 	op        operation // 0 until routed
+	part      partitionCall
 }
 
 // Handle serves one request; it is the fasthttp.RequestHandler of the Table endpoint.
@@ -168,6 +178,7 @@ func (s *Server) Handle(fc *fasthttp.RequestCtx) {
 				s.writeError(c, azerr.New(azerr.InternalError))
 			}
 		}
+		s.finishPartition(c)
 		s.logRequest(c)
 		s.metrics.Observe(int(c.op), c.status, time.Since(c.start), len(fc.Request.Body()), len(fc.Response.Body()))
 	}()
@@ -499,6 +510,10 @@ func (s *Server) write(c *call, rp *reply) {
 func (s *Server) writeError(c *call, err error) {
 	if errors.Is(err, context.Canceled) {
 		c.status = 499 // client went away; nothing useful to send
+		return
+	}
+	if errors.Is(err, errDropConnection) {
+		s.dropConnection(c)
 		return
 	}
 	e := azerr.From(err)
