@@ -95,4 +95,12 @@ func ParseBool(s string) (bool, error) {
 // boolString makes a string flag usable without a value (--flag means true).
 type boolString struct{ flag.Value }
 
-func (boolString) IsBoolFlag() bool { return true }
+func (*boolString) IsBoolFlag() bool { return true }
+
+// String also serves the zero value the flag package makes to print defaults.
+func (b *boolString) String() string {
+	if b == nil || b.Value == nil {
+		return ""
+	}
+	return b.Value.String()
+}

@@ -50,3 +50,11 @@ func TestOpsFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestHelpPrintsOpsFlags(t *testing.T) {
+	var out strings.Builder
+	_, _ = Load([]string{"-h"}, env(nil), &out)
+	if strings.Contains(out.String(), "panic") || !strings.Contains(out.String(), "-tls-self-signed") || !strings.Contains(out.String(), "-admin-port") {
+		t.Fatalf("help:\n%s", out.String())
+	}
+}
