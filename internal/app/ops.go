@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -50,14 +51,22 @@ type ops struct {
 	beforeRestore func()
 }
 
-// newOps builds the TLS configuration and the metrics registry, before anything listens.
-func newOps(cfg config.Config) (*ops, error) {
+// newOps makes the metrics registry.
+func newOps() *ops {
 	o := &ops{reg: prometheus.NewRegistry()}
+	o.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	o.metrics = metrics.New(o.reg)
+	return o
+}
+
+// loadTLS builds the TLS configuration every storage listener serves with (none unless
+// configured); a self-signed CA and certificate live in dataDir/tls.
+func (o *ops) loadTLS(cfg config.Config, dataDir string) error {
 	switch {
 	case cfg.CertFile != "":
 		c, err := tlsconfig.FromFiles(cfg.CertFile, cfg.KeyFile)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		o.tls = c
 	case cfg.TLSSelfSigned:
@@ -68,15 +77,13 @@ func newOps(cfg config.Config) (*ops, error) {
 		if h, err := os.Hostname(); err == nil && h != "" {
 			hosts = append(hosts, h)
 		}
-		c, ca, err := tlsconfig.SelfSigned(filepath.Join(cfg.DataDir, "tls"), hosts, time.Now())
+		c, ca, err := tlsconfig.SelfSigned(filepath.Join(dataDir, "tls"), hosts, time.Now())
 		if err != nil {
-			return nil, err
+			return err
 		}
 		o.tls, o.caPath = c, ca
 	}
-	o.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	o.metrics = metrics.New(o.reg)
-	return o, nil
+	return nil
 }
 
 // serveStorage prepares a storage service's HTTP server: TLS when configured, the gate, and
@@ -92,16 +99,29 @@ func (o *ops) serveStorage(service string, s *httpserve.Server) {
 	o.metrics.Connections(service, s.OpenConns)
 }
 
-// startAdmin starts the admin listener if configured.
-func (a *App) startAdmin() error {
+// bindAdmin binds the admin listener's port if one is configured (with the storage
+// listeners, before anything is created).
+func (a *App) bindAdmin() error {
 	if a.cfg.AdminAddr == "" {
 		return nil
 	}
 	ln, err := net.Listen("tcp", a.cfg.AdminAddr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("admin listener: %s is already in use (another Tablo?); choose another port with --admin-port, or -1 for none", a.cfg.AdminAddr)
+	}
 	if err != nil {
-		return fmt.Errorf("app: admin listener on %s: %w", a.cfg.AdminAddr, err)
+		return fmt.Errorf("admin listener: cannot listen on %s: %w", a.cfg.AdminAddr, err)
 	}
 	a.adminLn = ln
+	return nil
+}
+
+// serveAdmin serves the admin endpoints on the bound admin listener.
+func (a *App) serveAdmin() {
+	if a.adminLn == nil {
+		return
+	}
+	ln := a.adminLn
 	mux := http.NewServeMux()
 	mux.Handle("/", admin.Handler(controller{a}, a.reg, a.log))
 	// The partition layer's API (tablo partitions) is admin too.
@@ -110,11 +130,10 @@ func (a *App) startAdmin() error {
 	a.admin = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	a.adminErr = make(chan error, 1)
 	go func() { a.adminErr <- a.admin.Serve(ln) }()
-	a.log.Info("admin listening", "url", "http://"+ln.Addr().String(), "endpoints", "/healthz /readyz /metrics /reset /snapshots /partitions /faults")
+	a.log.Debug("admin listening", "url", "http://"+ln.Addr().String(), "endpoints", "/healthz /readyz /metrics /reset /snapshots /partitions /faults")
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 		a.log.Warn("the admin listener is reachable from other machines and has no authentication: anyone who reaches it can reset or restore the data", "addr", ln.Addr().String())
 	}
-	return nil
 }
 
 // AdminAddr is the admin listener's address (nil when there is none).

@@ -2,10 +2,8 @@ package config
 
 import (
 	"errors"
-	"flag"
-	"fmt"
+	"net"
 	"strconv"
-	"strings"
 )
 
 // Ops is the configuration of TLS, OAuth and the admin listener.
@@ -15,9 +13,13 @@ type Ops struct {
 	// TLSSelfSigned serves HTTPS with a certificate from a local CA kept in the data
 	// directory (DataDir/tls), made on first use.
 	TLSSelfSigned bool
-	// OAuth is "" (bearer tokens refused) or "basic" (structurally valid Entra ID tokens
-	// accepted as the account owner; signatures not verified). Needs TLS.
+	// OAuth is "off" or "" (bearer tokens refused) or "basic" (structurally valid Entra ID
+	// tokens accepted as the account owner; signatures not verified). Needs TLS.
 	OAuth string
+	// AdminHost and AdminPort are the admin listener's flags (port -1: none); Load turns
+	// them into AdminAddr.
+	AdminHost string
+	AdminPort int
 	// AdminAddr is the admin listener's address (health, metrics, reset, snapshots); ""
 	// means none.
 	AdminAddr string
@@ -30,77 +32,41 @@ func (o Ops) TLS() bool { return o.CertFile != "" || o.TLSSelfSigned }
 // emulator's 10000-10002 block that no well-known emulator uses.
 const DefaultAdminPort = 10010
 
-// opsFlags registers the Ops flags on fs; the returned function fills c.Ops after Parse and
-// returns every problem found.
-func opsFlags(fs *flag.FlagSet, getenv func(name, def string) string) func(c *Config) []error {
-	cert := fs.String("cert", getenv("TABLO_CERT", ""), "TLS certificate chain (PEM) for every listener; needs --key (TABLO_CERT)")
-	key := fs.String("key", getenv("TABLO_KEY", ""), "TLS private key (PEM) of --cert (TABLO_KEY)")
-	selfSigned := fs.String("tls-self-signed", getenv("TABLO_TLS_SELF_SIGNED", "false"), "serve HTTPS with a certificate from a local CA made in <data-dir>/tls and reused; prints the CA path to trust (TABLO_TLS_SELF_SIGNED)")
-	oauth := fs.String("oauth", getenv("TABLO_OAUTH", ""), "accept Microsoft Entra ID bearer tokens: \"basic\" checks their form, audience, issuer and lifetime but not their signature; needs TLS (TABLO_OAUTH)")
-	adminHost := fs.String("admin-host", getenv("TABLO_ADMIN_HOST", "127.0.0.1"), "address of the admin listener (TABLO_ADMIN_HOST)")
-	adminPort := fs.String("admin-port", getenv("TABLO_ADMIN_PORT", strconv.Itoa(DefaultAdminPort)), "port of the admin listener (health, metrics, reset, snapshots); -1 turns it off (TABLO_ADMIN_PORT)")
-	// A bool flag given as --tls-self-signed (no value) must still parse.
-	fs.Lookup("tls-self-signed").Value = &boolString{fs.Lookup("tls-self-signed").Value}
-	return func(c *Config) []error {
-		var errs []error
-		o := Ops{CertFile: *cert, KeyFile: *key, OAuth: strings.ToLower(*oauth)}
-		var err error
-		if o.TLSSelfSigned, err = ParseBool(*selfSigned); err != nil {
-			errs = append(errs, fmt.Errorf("config: --tls-self-signed / TABLO_TLS_SELF_SIGNED: %w", err))
-		}
-		if (o.CertFile == "") != (o.KeyFile == "") {
-			errs = append(errs, errors.New("config: --cert and --key go together"))
-		}
-		if o.CertFile != "" && o.TLSSelfSigned {
-			errs = append(errs, errors.New("config: --cert/--key and --tls-self-signed exclude each other"))
-		}
-		switch o.OAuth {
-		case "":
-		case "basic":
-			if !o.TLS() {
-				errs = append(errs, errors.New("config: --oauth basic needs HTTPS (--cert/--key or --tls-self-signed): the Azure SDKs send bearer tokens only over HTTPS"))
-			}
-		default:
-			errs = append(errs, fmt.Errorf("config: --oauth %q: want basic", *oauth))
-		}
-		switch p, err := strconv.Atoi(*adminPort); {
-		case err != nil || p < -1 || p > 65535:
-			errs = append(errs, fmt.Errorf("config: --admin-port %q is not a port number (-1 turns it off)", *adminPort))
-		case p >= 0:
-			o.AdminAddr = joinHostPort(*adminHost, p)
-		}
-		c.Ops = o
-		return errs
+// opsFlags are the rows of the flag table for Ops.
+func (c *Config) opsFlags() []Flag {
+	return []Flag{
+		{"cert", String(&c.CertFile, ""), "TLS certificate chain (PEM) for every listener; needs --key (off when empty)"},
+		{"key", String(&c.KeyFile, ""), "TLS private key (PEM) of --cert"},
+		{"tls-self-signed", Bool(&c.TLSSelfSigned, false), "serve HTTPS with a certificate from a local CA made in <data-dir>/tls and reused; the CA's path is printed at start-up"},
+		{"oauth", Enum(&c.OAuth, "off", "off", "basic"), "accept Microsoft Entra ID bearer tokens: basic checks their form, audience, issuer and lifetime but not their signature, and needs HTTPS"},
+		{"admin-host", String(&c.AdminHost, DefaultHost), "address of the admin listener (health, readiness, metrics, reset, snapshots)"},
+		{"admin-port", Parsed(&c.AdminPort, strconv.Itoa(DefaultAdminPort), "port", parseAdminPort), "port of the admin listener; -1 turns it off, 0 picks a free one"},
 	}
 }
 
-func joinHostPort(host string, port int) string {
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
+func parseAdminPort(s string) (int, error) {
+	p, err := strconv.Atoi(s)
+	if err != nil || p < -1 || p > 65535 {
+		return 0, errors.New("want a port number (0-65535), or -1 for none")
 	}
-	return host + ":" + strconv.Itoa(port)
+	return p, nil
 }
 
-// ParseBool accepts 1/0, true/false, yes/no and on/off in any case.
-func ParseBool(s string) (bool, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "1", "true", "yes", "on":
-		return true, nil
-	case "0", "false", "no", "off", "":
-		return false, nil
+// finishOps checks the Ops flags together and sets AdminAddr.
+func (c *Config) finishOps() []error {
+	var errs []error
+	if (c.CertFile == "") != (c.KeyFile == "") {
+		errs = append(errs, errors.New("--cert and --key go together"))
 	}
-	return false, fmt.Errorf("%q: want 1/0, true/false, yes/no or on/off", s)
-}
-
-// boolString makes a string flag usable without a value (--flag means true).
-type boolString struct{ flag.Value }
-
-func (*boolString) IsBoolFlag() bool { return true }
-
-// String also serves the zero value the flag package makes to print defaults.
-func (b *boolString) String() string {
-	if b == nil || b.Value == nil {
-		return ""
+	if c.CertFile != "" && c.TLSSelfSigned {
+		errs = append(errs, errors.New("--cert/--key and --tls-self-signed exclude each other"))
 	}
-	return b.Value.String()
+	if c.OAuth == "basic" && !c.TLS() {
+		errs = append(errs, errors.New("--oauth basic needs HTTPS (--cert/--key or --tls-self-signed): the Azure SDKs send bearer tokens only over HTTPS"))
+	}
+	c.AdminAddr = ""
+	if c.AdminPort >= 0 {
+		c.AdminAddr = net.JoinHostPort(c.AdminHost, strconv.Itoa(c.AdminPort))
+	}
+	return errs
 }

@@ -8,7 +8,7 @@ import (
 
 func TestOpsFlags(t *testing.T) {
 	c, err := Load(nil, env(nil), io.Discard)
-	if err != nil || c.AdminAddr != "127.0.0.1:10010" || c.TLS() || c.OAuth != "" {
+	if err != nil || c.AdminAddr != "127.0.0.1:10010" || c.TLS() || c.OAuth != "off" {
 		t.Fatalf("defaults: %+v %v", c.Ops, err)
 	}
 	c, err = Load([]string{"--admin-port", "-1"}, env(nil), io.Discard)
@@ -39,7 +39,7 @@ func TestOpsFlags(t *testing.T) {
 		{[]string{"--cert", "c.pem"}, nil, "--cert and --key"},
 		{[]string{"--cert", "c.pem", "--key", "k.pem", "--tls-self-signed"}, nil, "exclude"},
 		{[]string{"--oauth", "basic"}, nil, "needs HTTPS"},
-		{[]string{"--oauth", "full", "--tls-self-signed"}, nil, "want basic"},
+		{[]string{"--oauth", "full", "--tls-self-signed"}, nil, "basic"},
 		{[]string{"--admin-port", "x"}, nil, "--admin-port"},
 		{[]string{"--admin-port", "-2"}, nil, "--admin-port"},
 		{nil, map[string]string{"TABLO_TLS_SELF_SIGNED": "maybe"}, "TABLO_TLS_SELF_SIGNED"},
