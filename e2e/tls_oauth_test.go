@@ -104,6 +104,13 @@ func TestTLSSelfSigned(t *testing.T) {
 	if !strings.HasPrefix(ca, dir) {
 		t.Fatalf("CA %q not in the data directory %q", ca, dir)
 	}
+	var summary strings.Builder
+	s.app.WriteStartup(&summary, "test")
+	for _, want := range []string{"https://127.0.0.1:", "DefaultEndpointsProtocol=https;", "clients must trust the CA in " + ca, "admin    http://127.0.0.1:"} {
+		if !strings.Contains(summary.String(), want) {
+			t.Errorf("start-up summary lacks %q:\n%s", want, summary.String())
+		}
+	}
 	addr := s.app.Addr().String()
 	hc := trustingClient(t, ca, addr)
 	_, port, _ := net.SplitHostPort(addr)
