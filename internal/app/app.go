@@ -74,6 +74,9 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 // Addr is the Table service's listening address.
 func (a *App) Addr() net.Addr { return a.ln.Addr() }
 
+// Engine is the storage engine the App opened (for diagnostics and tests).
+func (a *App) Engine() *pebblestore.DB { return a.db }
+
 // Done is closed-ish: it yields the Serve error if the listener fails on its own.
 func (a *App) Done() <-chan error { return a.served }
 
