@@ -56,8 +56,8 @@ func TestBatchRetrieveSAS(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		what, token, pk string
-		status      int
-		code        string
+		status          int
+		code            string
 	}{
 		{"read, in range", token("r", "pk1", "pk1"), "pk1", 200, ""},
 		{"read, no range", token("r", "", ""), "pk2", 200, ""},
