@@ -16,6 +16,16 @@ import (
 	"github.com/tablo/tablo/internal/entity"
 )
 
+// jsonOf encodes a value that always encodes (maps of strings and numbers); it panics
+// otherwise, and needs no testing.TB, so goroutines may call it.
+func jsonOf(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
 func mustJSON(t testing.TB, v any) []byte {
 	t.Helper()
 	b, err := json.Marshal(v)
