@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -116,13 +115,6 @@ func (w *errorWatch) add(r slog.Record) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.records = append(w.records, b.String())
-}
-
-// seen returns the Error-level records logged so far.
-func (w *errorWatch) seen() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Clone(w.records)
 }
 
 func (w *errorWatch) check(t testing.TB) {
@@ -281,7 +273,7 @@ func TestHarnessFailsOnServerErrors(t *testing.T) {
 		r := &recordingTB{TB: t}
 		log, w := serverLogger(r)
 		if tt.expected {
-			w.expect()
+			(&testServer{errs: w}).expectServerErrors()
 		}
 		log.With("request_id", "x").Log(context.Background(), tt.level, "request", "status", 500)
 		r.finish()
