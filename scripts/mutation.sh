@@ -10,8 +10,10 @@
 # summary.md with the test efficacy (killed / (killed + lived)) of each. The lived mutants
 # of a package are listed in its log (grep LIVED). docs/testing.md explains the figures.
 #
-# Environment: WORKERS (default 1) and TEST_CPU (default 1) keep the load modest on a shared
-# machine; TIMEOUT_COEF (default 10) stretches gremlins' per-mutant timeout for slow tests.
+# Environment: WORKERS (default 1) keeps the load modest on a shared machine; TIMEOUT_COEF
+# (default 10) stretches gremlins' per-mutant timeout for slow tests. Never pass gremlins
+# --test-cpu: v0.6.0 hands "-cpu N" to go test as one argument, every test run then fails on
+# the unknown flag, and every mutant is reported killed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,7 +43,7 @@ summary="$OUT/summary.md"
 } > "$summary"
 for p in "${pkgs[@]}"; do
   name="${p//\//-}"
-  args=(--workers "${WORKERS:-1}" --test-cpu "${TEST_CPU:-1}" --timeout-coefficient "${TIMEOUT_COEF:-10}" -o "$OUT/$name.json")
+  args=(--workers "${WORKERS:-1}" --timeout-coefficient "${TIMEOUT_COEF:-10}" -o "$OUT/$name.json")
   mode=own
   if [ $integration = 1 ] && [[ "$integration_pkgs" == *" $p "* ]]; then
     args+=(--integration)
