@@ -58,3 +58,30 @@ func TestCorsPrefixMatchesItself(t *testing.T) {
 		t.Fatal("x-ms-meta allowed by x-ms-meta-*")
 	}
 }
+
+// TestParseRefusesPastLimits: one past the limits that TestParseErrors does not cover; the
+// commas between list items count towards the 2 KiB.
+func TestParseRefusesPastLimits(t *testing.T) {
+	rule := func(origins, headers string) string {
+		return "<StorageServiceProperties><Cors><CorsRule><AllowedOrigins>" + origins + "</AllowedOrigins><AllowedMethods>GET</AllowedMethods><AllowedHeaders>" +
+			headers + "</AllowedHeaders><MaxAgeInSeconds>1</MaxAgeInSeconds></CorsRule></Cors></StorageServiceProperties>"
+	}
+	headers := make([]string, 65)
+	for i := range headers {
+		headers[i] = fmt.Sprintf("h%02d", i)
+	}
+	if _, err := Parse([]byte(rule("*", strings.Join(headers, ",")))); err == nil {
+		t.Fatal("65 headers accepted")
+	}
+	// Two origins, their comma and "GET": 2,048 characters, then 2,049.
+	two := func(total int) string {
+		first := "http://a"
+		return first + ",http://" + strings.Repeat("b", total-len("GET")-len(first)-1-len("http://"))
+	}
+	if _, err := Parse([]byte(rule(two(2048), ""))); err != nil {
+		t.Fatalf("2,048 characters with a comma refused: %v", err)
+	}
+	if _, err := Parse([]byte(rule(two(2049), ""))); err == nil {
+		t.Fatal("2,049 characters with a comma accepted")
+	}
+}
