@@ -48,3 +48,15 @@ func TestHeaderFieldNameEdges(t *testing.T) {
 		t.Fatal("a field without a name accepted")
 	}
 }
+
+// TestTruncatedAfterContentLength: a body cut off right after the Content-Length digits of a
+// sub-request whose header block otherwise repeats the previous one is read without a crash,
+// and the cut block keeps its own length.
+func TestTruncatedAfterContentLength(t *testing.T) {
+	op := "--cs_1\nContent-Type: application/http\n\nPOST /t HTTP/1.1\nContent-Length: 2\n\n{}\n"
+	body := csStart + op + "--cs_1\nContent-Type: application/http\n\nPOST /t HTTP/1.1\nContent-Length: 12"
+	r, err := Parse(testCT, []byte(body), Limits{})
+	if err == nil && (len(r.Operations) != 2 || r.Operations[1].Header.Get("Content-Length") != "12") {
+		t.Fatalf("cut block read as %+v", r.Operations)
+	}
+}
