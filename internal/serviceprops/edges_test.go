@@ -85,3 +85,32 @@ func TestParseRefusesPastLimits(t *testing.T) {
 		t.Fatal("2,049 characters with a comma accepted")
 	}
 }
+
+// TestXMLCharRanges: the characters XML 1.0 allows, at every edge of its ranges.
+func TestXMLCharRanges(t *testing.T) {
+	for r, want := range map[rune]bool{
+		0x00: false, 0x08: false, 0x09: true, 0x0A: true, 0x0B: false, 0x0C: false, 0x0D: true, 0x0E: false,
+		0x1F: false, 0x20: true, 0xD7FF: true, 0xD800: false, 0xDFFF: false, 0xE000: true,
+		0xFFFD: true, 0xFFFE: false, 0xFFFF: false, 0x10000: true, 0x10FFFF: true, 0x110000: false,
+	} {
+		if got := xmlChar(r); got != want {
+			t.Errorf("xmlChar(%#x) = %v, want %v", r, got, want)
+		}
+	}
+}
+
+// TestIntegerEdges: MaxAgeInSeconds takes every value up to 2^31-1 (ten digits), not one more.
+func TestIntegerEdges(t *testing.T) {
+	body := func(v string) []byte {
+		return []byte("<StorageServiceProperties><Cors><CorsRule><AllowedOrigins>*</AllowedOrigins><AllowedMethods>GET</AllowedMethods><MaxAgeInSeconds>" +
+			v + "</MaxAgeInSeconds></CorsRule></Cors></StorageServiceProperties>\n")
+	}
+	if _, err := Parse(body("2147483647")); err != nil {
+		t.Fatalf("2147483647 (and a newline after the root) refused: %v", err)
+	}
+	for _, v := range []string{"2147483648", "10000000000"} {
+		if _, err := Parse(body(v)); err == nil {
+			t.Fatalf("%s accepted", v)
+		}
+	}
+}
