@@ -60,3 +60,18 @@ func TestTruncatedAfterContentLength(t *testing.T) {
 		t.Fatalf("cut block read as %+v", r.Operations)
 	}
 }
+
+// TestTrailingBlankPartDropped: without a close delimiter, a last part of only whitespace is
+// dropped and a last part with content is kept.
+func TestTrailingBlankPartDropped(t *testing.T) {
+	for data, want := range map[string]int{
+		"--b\r\nA\r\n--b\r\n \t\r\n": 1,
+		"--b\r\nA\r\n--b\r\n":        1,
+		"--b\r\nA\r\n--b\r\n x\r\n":  2,
+	} {
+		parts, err := splitMultipart([]byte(data), "b", 10, nil)
+		if err != nil || len(parts) != want {
+			t.Errorf("%q: %d parts %q, %v; want %d", data, len(parts), parts, err, want)
+		}
+	}
+}
