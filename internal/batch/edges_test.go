@@ -75,3 +75,21 @@ func TestTrailingBlankPartDropped(t *testing.T) {
 		}
 	}
 }
+
+// TestPartContentExcludesDelimiterLineBreak: the CRLF or LF before a delimiter belongs to
+// the delimiter, exactly one of them; a part may itself end in other line breaks.
+func TestPartContentExcludesDelimiterLineBreak(t *testing.T) {
+	for data, want := range map[string]string{
+		"--b\r\nA\r\n--b--":     "A",
+		"--b\nA\n--b--":         "A",
+		"--b\r\nA\r\r\n--b--":   "A\r",
+		"--b\r\nA\n\r\n--b--":   "A\n",
+		"--b\r\n\r\n--b--":      "",
+		"--b\r\nA\r\n\r\n--b--": "A\r\n",
+	} {
+		parts, err := splitMultipart([]byte(data), "b", 10, nil)
+		if err != nil || len(parts) != 1 || string(parts[0]) != want {
+			t.Errorf("%q: %q, %v; want %q", data, parts, err, want)
+		}
+	}
+}
