@@ -140,12 +140,12 @@ func TestPanicRecovered(t *testing.T) {
 		switch {
 		case r.level == slog.LevelError && strings.Contains(r.attrs["panic"], "injected fault"):
 			panicked = true
-		case r.attrs["status"] == "500" && r.attrs["method"] == "GET" && r.level >= slog.LevelError:
+		case r.attrs["status"] == "500" && r.attrs["operation"] == "GetEntity" && r.level >= slog.LevelError:
 			line500 = true
 		}
 	}
 	for _, r := range logs.withAttr("request_id", next) {
-		if r.attrs["status"] == "404" && r.attrs["method"] == "GET" && r.level < slog.LevelError {
+		if r.attrs["status"] == "404" && r.attrs["operation"] == "GetEntity" && r.level < slog.LevelError {
 			line404 = true
 		}
 	}
