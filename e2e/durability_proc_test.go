@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -87,8 +88,7 @@ func startTablo(t *testing.T, bin, dataDir string, extra ...string) (*tabloProc,
 	queuePort := freeLoopbackPort(t)
 	p.queueEndpoint = fmt.Sprintf("http://127.0.0.1:%d/%s", queuePort, devAccount)
 	p.cmd = exec.Command(bin, append([]string{"--host", "127.0.0.1", "--table-port", strconv.Itoa(port),
-		"--queue-port", strconv.Itoa(queuePort), "--blob-port", strconv.Itoa(blobPort),
-		"--data-dir", dataDir, "--log-level", "warn"}, extra...)...)
+		"--queue-port", strconv.Itoa(queuePort), "--blob-port", strconv.Itoa(blobPort), "--data-dir", dataDir, "--log-level", "warn", "--admin-port", "0"}, extra...)...)
 	p.cmd.Stderr = p.stderr
 	p.cmd.Stdout = p.stderr
 	began := time.Now()
@@ -105,6 +105,11 @@ func startTablo(t *testing.T, bin, dataDir string, extra ...string) (*tabloProc,
 		default:
 			_ = p.cmd.Process.Kill()
 			<-p.exited
+		}
+		// As for in-process servers: an Error-level record (slog names the level ERROR in
+		// every format) fails the test.
+		if out := p.stderr.String(); strings.Contains(out, "ERROR") {
+			t.Errorf("the server logged errors:\n%s", out)
 		}
 	})
 	svc := p.service(t)

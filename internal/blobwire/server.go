@@ -20,6 +20,7 @@ import (
 	"github.com/tablo/tablo/internal/blob"
 	"github.com/tablo/tablo/internal/edge"
 	"github.com/tablo/tablo/internal/httpserve"
+	"github.com/tablo/tablo/internal/metrics"
 )
 
 // Options configure a Server.
@@ -30,6 +31,10 @@ type Options struct {
 	Now      func() time.Time
 	// RequestDateWindow is how far a Shared Key request's date may lie from Now (0: 15 min).
 	RequestDateWindow time.Duration
+	// Metrics, when set, records every request (service "blob"); OAuth accepts Microsoft
+	// Entra ID bearer tokens (package edge).
+	Metrics *metrics.Metrics
+	OAuth   bool
 }
 
 // Server serves the Blob REST API.
@@ -51,9 +56,14 @@ func New(o Options) *Server {
 	s.p = edge.New(edge.Options{
 		Service: auth.ServiceBlob, Accounts: o.Accounts, Logger: o.Logger, Now: o.Now,
 		Settings: o.Service, KeepHeaderCase: true, RequestDateWindow: o.RequestDateWindow,
+		Metrics: o.Metrics, OAuth: o.OAuth,
 	})
 	return s
 }
+
+// DropCaches forgets what the server caches about the store's contents (service
+// properties), for a snapshot restore or a reset; the caller keeps requests out meanwhile.
+func (s *Server) DropCaches() { s.p.DropCaches() }
 
 // NewHTTPServer returns the streaming HTTP server of the Blob endpoint.
 func (s *Server) NewHTTPServer() *httpserve.Server { return s.p.NewStreamingHTTPServer(s.Handle) }

@@ -34,8 +34,10 @@ type fileExtents struct {
 	next atomic.Uint64
 }
 
-// openExtents prepares dir, removes unfinished extents and finds the next id.
-func openExtents(fs vfs.FS, dir string) (*fileExtents, error) {
+// openExtents prepares dir, removes unfinished extents and finds the next id: above every
+// id in dir and in the extent directories of the snapshots under snapshotsRoot, so that an
+// extent a restore brings back never shares its id with a newer one.
+func openExtents(fs vfs.FS, dir, snapshotsRoot string) (*fileExtents, error) {
 	if err := fs.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("pebble: extents: %w", err)
 	}
@@ -54,21 +56,66 @@ func openExtents(fs vfs.FS, dir string) (*fileExtents, error) {
 			maxID = id
 		}
 	}
+	if snaps, err := fs.List(snapshotsRoot); err == nil {
+		for _, snap := range snaps {
+			saved, _ := fs.List(fs.PathJoin(snapshotsRoot, snap, extentDir))
+			for _, n := range saved {
+				if id, err := strconv.ParseUint(n, 10, 64); err == nil && id > maxID {
+					maxID = id
+				}
+			}
+		}
+	}
 	e.next.Store(maxID)
 	return e, syncDir(fs, dir)
 }
 
-func syncDir(fs vfs.FS, dir string) error {
-	d, err := fs.OpenDir(dir)
-	if err != nil {
-		return fmt.Errorf("pebble: extents: open dir: %w", err)
+// linkCommitted hard-links every committed extent into dst (a snapshot being saved).
+// Extents are never modified once committed, so a link is a copy that costs nothing.
+func (e *fileExtents) linkCommitted(dst string) error {
+	if err := e.fs.MkdirAll(dst, 0o755); err != nil {
+		return err
 	}
-	err = d.Sync()
-	_ = d.Close()
+	names, err := e.fs.List(e.dir)
 	if err != nil {
-		return fmt.Errorf("pebble: extents: sync dir: %w", err)
+		return err
 	}
-	return nil
+	for _, n := range names {
+		if strings.HasSuffix(n, tmpSuffix) {
+			continue
+		}
+		err := e.fs.Link(e.fs.PathJoin(e.dir, n), e.fs.PathJoin(dst, n))
+		if err != nil && !errors.Is(err, os.ErrNotExist) { // deleted meanwhile: unreferenced
+			return err
+		}
+	}
+	return syncDir(e.fs, dst)
+}
+
+// restoreExtents links back into dir the extents of a snapshot (src) that dir lacks, e.g.
+// ones the sweep deleted after the snapshot was saved. Extra extents in dir are garbage the
+// sweep reclaims.
+func restoreExtents(fs vfs.FS, src, dir string) error {
+	names, err := fs.List(src)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // a snapshot saved before the engine kept extents
+	}
+	if err != nil {
+		return err
+	}
+	if err := fs.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, n := range names {
+		to := fs.PathJoin(dir, n)
+		if _, err := fs.Stat(to); err == nil {
+			continue
+		}
+		if err := fs.Link(fs.PathJoin(src, n), to); err != nil {
+			return err
+		}
+	}
+	return syncDir(fs, dir)
 }
 
 func (e *fileExtents) path(id uint64) string {
