@@ -67,6 +67,7 @@ func serve(ctx context.Context, args []string, env func(string) string, stderr i
 	if err != nil {
 		return err
 	}
+	cfg.Version = version
 	if env("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tablo/tablo/internal/config"
+	"github.com/tablo/tablo/internal/console"
 	"github.com/tablo/tablo/internal/httpserve"
 	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/server"
@@ -66,6 +67,8 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 		// The partition layer's JSON API, until the admin listener serves it.
 		mux.Handle("/partitions", parts.Handler())
 		mux.Handle("/faults", parts.Handler())
+		// The web console, until the admin listener serves it at its root.
+		mux.Handle("/", a.console(cfg, ln.Addr(), log))
 		a.pprof = &http.Server{Addr: cfg.PprofAddr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 		go func() {
 			if err := a.pprof.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -76,6 +79,36 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	log.Info("tablo listening", "table_endpoint", "http://"+ln.Addr().String()+"/devstoreaccount1",
 		"data_dir", cfg.DataDir, "in_memory", cfg.InMemory)
 	return a, nil
+}
+
+// console builds the web console for a listener at cfg.PprofAddr. Beyond loopback it asks
+// for sign-in, and prints a start-up token that signs in.
+func (a *App) console(cfg config.Config, tableAddr net.Addr, log *slog.Logger) *console.Console {
+	_, port, _ := net.SplitHostPort(tableAddr.String())
+	host, _, _ := net.SplitHostPort(cfg.PprofAddr)
+	exposed := !isLoopbackHost(host)
+	engine := "pebble"
+	if cfg.InMemory {
+		engine = "pebble (in memory)"
+	}
+	o := console.Options{
+		Accounts: cfg.Accounts, TableURL: "http://" + net.JoinHostPort("127.0.0.1", port),
+		Partitions: a.parts.Handler(), Version: cfg.Version, Engine: engine, Started: time.Now(),
+		RequireLogin: exposed,
+	}
+	if exposed {
+		o.Token = console.NewToken()
+		log.Warn("console reachable beyond loopback: sign in with an account key or this token", "addr", cfg.PprofAddr, "token", o.Token)
+	}
+	return console.New(o)
+}
+
+func isLoopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 // Partitions is the partition layer: its Handler is the admin API of partitions and faults.

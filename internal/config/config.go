@@ -24,8 +24,11 @@ type Config struct {
 	InMemory  bool
 	Accounts  []auth.Account
 	LogLevel  slog.Level
-	// PprofAddr, when set, serves net/http/pprof there (opt-in).
+	// PprofAddr, when set, serves net/http/pprof, the partition API and the web console
+	// there (opt-in).
 	PprofAddr string
+	// Version is the server's version, as the console shows it (set by the command).
+	Version string
 	// GroupCommitWindow is how long a WAL sync may wait for more writers (0 = engine default).
 	GroupCommitWindow time.Duration
 	// ColumnCacheBytes is the memory budget of the filtered-scan column cache (0 = off).
