@@ -64,7 +64,7 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	emulate := fs.String("emulate-targets", getenv("TABLO_EMULATE_TARGETS", ""), "answer ServerBusy beyond Azure's scalability targets and while a range partition moves: on, or settings like partition=2000,account=20000,heat=3m,move=5s (TABLO_EMULATE_TARGETS; default off)")
 	faults := fs.String("faults", getenv("TABLO_FAULTS", ""), "inject seeded faults, e.g. 'seed=7; fault=busy op=write p=0.1' (TABLO_FAULTS; see docs/architecture.md)")
 	dateWindow := fs.String("request-date-window", getenv("TABLO_REQUEST_DATE_WINDOW", "15m"), "how far a Shared Key request's x-ms-date (or Date) may lie from the server's clock before it is refused, as Azure refuses it after 15m; widen it if test clocks drift (TABLO_REQUEST_DATE_WINDOW)")
-	pprof := fs.String("pprof", getenv("TABLO_PPROF", ""), "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (TABLO_PPROF)")
+	pprof := fs.String("pprof", getenv("TABLO_PPROF", ""), "serve net/http/pprof, the partition API and the web console on this address, e.g. 127.0.0.1:6060 (TABLO_PPROF)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}

@@ -351,7 +351,7 @@ async function viewPartitions(main) {
     const heat = el('div', { class: 'heat', id: 'heat' }, (t.ranges || []).map(g => el('div', {
       class: 'cell range' + (g.offline ? ' offline' : ''), 'data-rate': rate(g).toFixed(1), style: 'background:' + heatColor(rate(g) / target),
       title: 'PartitionKeys from ' + JSON.stringify(g.low) + (g.high ? ' to ' + JSON.stringify(g.high) : ' to the end'),
-    }, el('b', { text: g.name }), ' @s' + g.server, el('br'), rate(g).toFixed(0) + ' ent/s', el('br'), 'from ' + JSON.stringify(g.low))));
+    }, el('b', { text: g.name }), el('br'), rate(g).toFixed(0) + ' ent/s', el('br'), 'from ' + JSON.stringify(g.low))));
     const maxRate = Math.max(1, ...t.partitions.map(rate));
     const hot = el('table', { class: 'grid', id: 'hottest' }, el('tr', {}, ['PartitionKey', 'entities/s', '', 'count', 'hot'].map(h => el('th', { text: h }))),
       t.partitions.map(p => el('tr', { 'data-pk': p.partitionKey }, el('td', { text: p.partitionKey }), el('td', { class: 'rate', text: rate(p).toFixed(1) }),
