@@ -117,7 +117,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 // setValue sets a form control's value as typing would leave it.
 func setValue(sel, v string) chromedp.Action[chromedp.Void] {
 	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
-		ok, err := chromedp.Evaluate[bool]("(e => { if (!e) return false; e.value = " + jsString(v) + "; return e.value === " + jsString(v) + " })(document.querySelector(" + jsString(sel) + "))")(ctx, t)
+		ok, err := chromedp.Evaluate[bool]("(e => { if (!e) return false; e.value = "+jsString(v)+"; return e.value === "+jsString(v)+" })(document.querySelector("+jsString(sel)+"))")(ctx, t)
 		if err == nil && !ok {
 			err = fmt.Errorf("cannot set %s to %q", sel, v)
 		}
