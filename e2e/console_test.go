@@ -17,6 +17,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
@@ -27,10 +28,10 @@ import (
 
 var updateScreenshots = flag.Bool("console.screenshots", false, "rewrite docs/console/*.png from the browser tests")
 
-// browser starts headless Chromium (Debian's /usr/bin/chromium, or $TABLO_CHROMIUM) with a
+// startBrowser starts headless Chromium (Debian's /usr/bin/chromium, or $TABLO_CHROMIUM) with a
 // fresh profile and no background network. Without Chromium the test skips, unless
 // TABLO_REQUIRE_BROWSER=1 (CI) makes that a failure.
-func browser(t *testing.T) (context.Context, *atomic.Int32) {
+func startBrowser(t *testing.T) (context.Context, *atomic.Int32) {
 	t.Helper()
 	path := os.Getenv("TABLO_CHROMIUM")
 	if path == "" {
@@ -130,11 +131,24 @@ func hash(t *testing.T, ctx context.Context, h string) {
 	evalJS[string](t, ctx, "location.hash = "+jsString(h))
 }
 
+// waitFile waits for a download to complete and returns its content.
+func waitFile(t *testing.T, path string) string {
+	t.Helper()
+	for range 100 {
+		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
+			return string(b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no download at %s", path)
+	return ""
+}
+
 func jsString(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 func TestConsoleBrowser(t *testing.T) {
 	ts := startServer(t)
-	ctx, dialogs := browser(t)
+	ctx, dialogs := startBrowser(t)
 	svc := ts.service(t)
 	bg := context.Background()
 
@@ -173,6 +187,14 @@ func TestConsoleBrowser(t *testing.T) {
 		screenshot(t, ctx, "tables")
 	})
 
+	t.Run("CreateAndDeleteTable", func(t *testing.T) {
+		run(t, ctx, setValue("#new-table", "Scratch"), chromedp.Click("#new-table + button"))
+		waitJS(t, ctx, `[...document.querySelectorAll('#tables a')].map(a => a.textContent).join(',') === 'Inventory,Scratch,Xss'`)
+		evalJS[bool](t, ctx, `(window.confirm = () => true, true)`) // the delete button asks first
+		run(t, ctx, chromedp.Click(chromedp.Search(`//a[text()="Scratch"]/../../td/button`)))
+		waitJS(t, ctx, `document.querySelector('#status').textContent === 'Deleted Scratch' && document.querySelectorAll('#tables a').length === 2`)
+	})
+
 	t.Run("PagingPast1000", func(t *testing.T) {
 		hash(t, ctx, "#table/Inventory")
 		waitJS(t, ctx, `document.querySelector('#page-info')?.textContent === 'Page 1: 1000 entities, more follow'`)
@@ -205,6 +227,22 @@ func TestConsoleBrowser(t *testing.T) {
 			t.Fatal("no time shown")
 		}
 		screenshot(t, ctx, "query")
+
+		// Export the result page.
+		dir := t.TempDir()
+		if _, err := chromedp.Call(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+			Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir}); err != nil {
+			t.Fatal(err)
+		}
+		run(t, ctx, chromedp.Click("#export-csv"), chromedp.Click("#export-json"))
+		csv, js := waitFile(t, filepath.Join(dir, "Inventory.csv")), waitFile(t, filepath.Join(dir, "Inventory.json"))
+		if !strings.HasPrefix(csv, "Price,Qty\r\n90.5,90\r\n") || strings.Count(csv, "\r\n") != 11 {
+			t.Fatalf("CSV export:\n%s", csv)
+		}
+		var rows []map[string]any
+		if err := json.Unmarshal([]byte(js), &rows); err != nil || len(rows) != 10 || rows[9]["Qty"] != 99.0 {
+			t.Fatalf("JSON export %v:\n%s", err, js)
+		}
 	})
 
 	t.Run("InsertAndETagConflict", func(t *testing.T) {

@@ -116,7 +116,7 @@ async function viewTables(main) {
       ev.preventDefault();
       const r = await api('POST', tablePath('Tables'), { headers: { 'Content-Type': 'application/json', Accept: 'application/json;odata=nometadata', Prefer: 'return-no-content' }, body: JSON.stringify({ TableName: name.value }) });
       if (!r.ok) { setStatus(await errorText(r), true); return; }
-      setStatus('Created ' + name.value); route();
+      const made = name.value; route(); setStatus('Created ' + made);
     } }, name, el('button', { type: 'submit', text: 'Create table' })), list);
   let next = '';
   do {
@@ -128,7 +128,7 @@ async function viewTables(main) {
           if (!confirm('Delete table ' + t.TableName + '?')) return;
           const d = await api('DELETE', tablePath("Tables('" + encodeURIComponent(t.TableName) + "')"));
           if (!d.ok) { setStatus(await errorText(d), true); return; }
-          setStatus('Deleted ' + t.TableName); route();
+          route(); setStatus('Deleted ' + t.TableName);
         } }, 'Delete'))));
     }
     next = r.headers.get('x-ms-continuation-NextTableName') || '';
