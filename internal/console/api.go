@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/tablo/tablo/internal/auth"
@@ -40,11 +41,12 @@ func (c *Console) table(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusNotFound, "AccountNotFound", "no such account")
 		return
 	}
-	// The raw path after /api/table/ is kept as sent, so that escaped keys stay escaped.
+	// The raw path after /api/table/ is kept as sent, so that escaped keys stay escaped; it
+	// must name the account literally, so that the request signed is the one routed.
 	raw := r.URL.EscapedPath()
 	const prefix = "/api/table/"
-	if len(raw) < len(prefix) {
-		apiError(w, http.StatusBadRequest, "InvalidUri", "bad path")
+	if !strings.HasPrefix(raw, prefix+name+"/") {
+		apiError(w, http.StatusBadRequest, "InvalidUri", "the path must be /api/table/{account}/...")
 		return
 	}
 	rawPath := "/" + raw[len(prefix):]
