@@ -149,7 +149,9 @@ func (c *Console) caller(r *http.Request) (session, bool) {
 			return s, true
 		}
 	}
-	if !c.o.RequireLogin && isLoopback(r.RemoteAddr) {
+	// Loopback callers need no sign-in, but only under a loopback Host: a page on another
+	// site whose name was rebound to 127.0.0.1 sends its own name as Host.
+	if !c.o.RequireLogin && isLoopback(r.RemoteAddr) && loopbackHost(r.Host) {
 		return session{csrf: c.loopCSRF}, true
 	}
 	return session{}, false
@@ -164,6 +166,15 @@ func (c *Console) sameOrigin(r *http.Request) bool {
 	}
 	_, host, ok := strings.Cut(o, "://")
 	return ok && host == r.Host
+}
+
+// loopbackHost reports whether a Host header names this machine by a loopback name.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	return host == "localhost" || isLoopback(host)
 }
 
 func isLoopback(remote string) bool {

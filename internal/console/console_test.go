@@ -19,7 +19,12 @@ func newTest(requireLogin bool) *Console {
 func do(c *Console, method, path, remote, body string, hdr map[string]string) *httptest.ResponseRecorder {
 	r := httptest.NewRequest(method, path, strings.NewReader(body))
 	r.RemoteAddr = remote
+	r.Host = "127.0.0.1:6060"
 	for k, v := range hdr {
+		if k == "Host" {
+			r.Host = v
+			continue
+		}
 		r.Header.Set(k, v)
 	}
 	w := httptest.NewRecorder()
@@ -37,6 +42,15 @@ func TestNonLoopbackNeedsSignIn(t *testing.T) {
 	}
 	if w := do(c, "GET", "/api/session", "127.0.0.1:5000", "", nil); w.Code != http.StatusOK {
 		t.Fatalf("loopback: %d", w.Code)
+	}
+	// DNS rebinding: a loopback connection under another site's name is not trusted.
+	if w := do(c, "GET", "/api/session", "127.0.0.1:5000", "", map[string]string{"Host": "evil.example:6060"}); w.Code != http.StatusUnauthorized {
+		t.Fatalf("loopback under a foreign Host: %d", w.Code)
+	}
+	for _, h := range []string{"localhost:6060", "127.0.0.1:6060", "[::1]:6060", "127.0.0.1"} {
+		if w := do(c, "GET", "/api/session", "[::1]:5000", "", map[string]string{"Host": h}); w.Code != http.StatusOK {
+			t.Fatalf("loopback, Host %s: %d", h, w.Code)
+		}
 	}
 	if w := do(newTest(true), "GET", "/api/session", "127.0.0.1:5000", "", nil); w.Code != http.StatusUnauthorized {
 		t.Fatalf("RequireLogin, loopback: %d", w.Code)
