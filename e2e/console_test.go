@@ -67,7 +67,8 @@ func startBrowser(t *testing.T) (context.Context, *atomic.Int32) {
 func consoleServer(t *testing.T, a *app.App, requireLogin bool) string {
 	t.Helper()
 	c := console.New(console.Options{
-		Accounts: []auth.Account{auth.DevAccount()}, TableURL: "http://" + a.Addr().String(), Partitions: a.Partitions().Handler(),
+		Accounts: []auth.Account{auth.DevAccount()}, TableURL: "http://" + a.Addr().String(),
+		QueueURL: "http://" + a.ServiceAddr("queue").String(), Partitions: a.Partitions().Handler(),
 		Version: "test", Engine: "pebble", RequireLogin: requireLogin, Token: "start-up-token",
 	})
 	srv := httptest.NewServer(c)
@@ -336,6 +337,29 @@ func TestConsoleBrowser(t *testing.T) {
 			t.Fatalf("hottest key %q, want p07", first)
 		}
 		screenshot(t, ctx, "partitions")
+	})
+
+	t.Run("QueuePeekPutDequeue", func(t *testing.T) {
+		hash(t, ctx, "#queues")
+		run(t, ctx, setValue("#new-queue", "jobs"), chromedp.Click("#new-queue + button"))
+		waitJS(t, ctx, `[...document.querySelectorAll('#queues a')].map(a => a.textContent).join(',') === 'jobs'`)
+		hash(t, ctx, "#queues/jobs")
+		waitJS(t, ctx, `document.querySelector('#peek-info')?.textContent.startsWith('0 message')`)
+		for _, m := range []string{"first", payload} {
+			run(t, ctx, setValue("#msg-text", m), chromedp.Click("#put"))
+			waitJS(t, ctx, `document.querySelectorAll('#messages tr.message').length === `+map[string]string{"first": "1", payload: "2"}[m])
+		}
+		if got := evalJS[string](t, ctx, `[...document.querySelectorAll('#messages td[data-col=MessageText]')].map(td => td.textContent).join('|')`); got != "first|"+payload {
+			t.Fatalf("peeked %q", got)
+		}
+		screenshot(t, ctx, "queue")
+		run(t, ctx, chromedp.Click("#dequeue"))
+		waitJS(t, ctx, `document.querySelector('#taken-text')?.textContent === 'first' && document.querySelectorAll('#messages tr.message').length === 1`)
+		run(t, ctx, chromedp.Click("#delete-taken"))
+		waitJS(t, ctx, `document.querySelector('#status').textContent.startsWith('Deleted message')`)
+		if n := dialogs.Load(); n != 0 {
+			t.Fatalf("%d dialogs opened", n)
+		}
 	})
 
 	t.Run("Server", func(t *testing.T) {

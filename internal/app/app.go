@@ -161,7 +161,7 @@ func (a *App) startPprof(addr string) {
 	mux.Handle("/partitions", a.parts.Handler())
 	mux.Handle("/faults", a.parts.Handler())
 	// The web console, until the admin listener serves it at its root.
-	mux.Handle("/", a.console(a.cfg, a.Addr(), a.log))
+	mux.Handle("/", a.console(a.cfg, a.log))
 	a.pprof = &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := a.pprof.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -172,13 +172,7 @@ func (a *App) startPprof(addr string) {
 
 // console builds the web console for a listener at cfg.PprofAddr. Beyond loopback it asks
 // for sign-in, and prints a start-up token that signs in.
-func (a *App) console(cfg config.Config, tableAddr net.Addr, log *slog.Logger) *console.Console {
-	// The console reaches the Table service as a client would: at its own address, or on
-	// loopback when it listens on every interface.
-	tableHost, port, _ := net.SplitHostPort(tableAddr.String())
-	if ip := net.ParseIP(tableHost); ip == nil || ip.IsUnspecified() {
-		tableHost = "127.0.0.1"
-	}
+func (a *App) console(cfg config.Config, log *slog.Logger) *console.Console {
 	host, _, _ := net.SplitHostPort(cfg.PprofAddr)
 	exposed := !isLoopbackHost(host)
 	engine := "pebble"
@@ -186,7 +180,7 @@ func (a *App) console(cfg config.Config, tableAddr net.Addr, log *slog.Logger) *
 		engine = "pebble (in memory)"
 	}
 	o := console.Options{
-		Accounts: cfg.Accounts, TableURL: "http://" + net.JoinHostPort(tableHost, port),
+		Accounts: cfg.Accounts, TableURL: clientURL(a.ServiceAddr("table")), QueueURL: clientURL(a.ServiceAddr("queue")),
 		Partitions: a.parts.Handler(), Version: cfg.Version, Engine: engine, Started: time.Now(),
 		RequireLogin: exposed,
 	}
@@ -195,6 +189,19 @@ func (a *App) console(cfg config.Config, tableAddr net.Addr, log *slog.Logger) *
 		log.Warn("console reachable beyond loopback: sign in with an account key or this token", "addr", cfg.PprofAddr, "token", o.Token)
 	}
 	return console.New(o)
+}
+
+// clientURL is how a client on this machine reaches a listener: at its own address, or on
+// loopback when it listens on every interface ("" when the service is not started).
+func clientURL(addr net.Addr) string {
+	if addr == nil {
+		return ""
+	}
+	host, port, _ := net.SplitHostPort(addr.String())
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
 func isLoopbackHost(h string) bool {

@@ -17,15 +17,24 @@ import (
 var forwardHeaders = []string{"Accept", "Content-Type", "If-Match", "Prefer", "DataServiceVersion", "MaxDataServiceVersion"}
 
 // replyHeaders are the Table service's response headers the browser sees.
-var replyHeaders = []string{"Content-Type", "ETag", "x-ms-continuation-NextPartitionKey", "x-ms-continuation-NextRowKey",
+var replyHeaders = []string{"Content-Type", "ETag", "x-ms-approximate-messages-count", "x-ms-continuation-NextPartitionKey", "x-ms-continuation-NextRowKey",
 	"x-ms-continuation-NextTableName", "x-tablo-query-plan", "x-ms-request-id", "Preference-Applied"}
 
 // maxForwardBody bounds a forwarded request body: an entity is at most 1 MiB, a batch 4 MiB.
 const maxForwardBody = 4 << 20
 
-// table forwards /api/table/{account}/{rest} to the Table endpoint as the account owner,
-// signed with SharedKeyLite, and returns the reply with its timing in x-console-elapsed-ms.
-func (c *Console) table(w http.ResponseWriter, r *http.Request) {
+// forward returns the handler of /api/{service}/{account}[/{rest}]: it forwards the request
+// to the service's endpoint as the account owner, signed with SharedKeyLite in the service's
+// flavour, and returns the reply with its timing in x-console-elapsed-ms.
+func (c *Console) forward(service string, svc auth.Service, base func() string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) { c.forwardTo(w, r, service, svc, base()) }
+}
+
+func (c *Console) forwardTo(w http.ResponseWriter, r *http.Request, service string, svc auth.Service, baseURL string) {
+	if baseURL == "" {
+		apiError(w, http.StatusNotFound, "ServiceNotServed", "this server does not serve the "+service+" service")
+		return
+	}
 	name := r.PathValue("account")
 	if s := r.Context().Value(sessKey{}).(session); s.account != "" && s.account != name {
 		apiError(w, http.StatusForbidden, "AccountNotSignedIn", "signed in as another account")
@@ -41,16 +50,16 @@ func (c *Console) table(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusNotFound, "AccountNotFound", "no such account")
 		return
 	}
-	// The raw path after /api/table/ is kept as sent, so that escaped keys stay escaped; it
-	// must name the account literally, so that the request signed is the one routed.
+	// The raw path after /api/{service}/ is kept as sent, so that escaped keys stay escaped;
+	// it must name the account literally, so that the request signed is the one routed.
 	raw := r.URL.EscapedPath()
-	const prefix = "/api/table/"
-	if !strings.HasPrefix(raw, prefix+name+"/") {
-		apiError(w, http.StatusBadRequest, "InvalidUri", "the path must be /api/table/{account}/...")
+	prefix := "/api/" + service + "/"
+	if raw != prefix+name && !strings.HasPrefix(raw, prefix+name+"/") {
+		apiError(w, http.StatusBadRequest, "InvalidUri", "the path must be "+prefix+"{account}/...")
 		return
 	}
 	rawPath := "/" + raw[len(prefix):]
-	target := c.o.TableURL + rawPath
+	target := baseURL + rawPath
 	if r.URL.RawQuery != "" {
 		target += "?" + r.URL.RawQuery
 	}
@@ -67,7 +76,7 @@ func (c *Console) table(w http.ResponseWriter, r *http.Request) {
 	}
 	req.Header.Set("x-ms-version", "2019-02-02")
 	req.Header.Set("x-ms-date", time.Now().UTC().Format(http.TimeFormat))
-	info := auth.RequestInfo{Method: r.Method, RawPath: rawPath, RawQuery: r.URL.RawQuery, Header: req.Header, Account: name, PathStyle: true}
+	info := auth.RequestInfo{Method: r.Method, RawPath: rawPath, RawQuery: r.URL.RawQuery, Header: auth.HTTPHeader(req.Header), Account: name, PathStyle: true, Service: svc}
 	req.Header.Set("Authorization", auth.SignSharedKey(auth.SchemeSharedKeyLite, info, acct.Keys[0]))
 	start := time.Now()
 	resp, err := c.o.Client.Do(req)

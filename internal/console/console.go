@@ -40,6 +40,8 @@ type Options struct {
 	Accounts []auth.Account
 	// TableURL is the Table endpoint's base, e.g. "http://127.0.0.1:10002" (path style).
 	TableURL string
+	// QueueURL is the Queue endpoint's base ("" when the Queue service is not served).
+	QueueURL string
 	// Partitions serves the partition layer's admin API (GET /partitions); nil hides the view.
 	Partitions http.Handler
 	// Version and Engine are shown on the Server view.
@@ -51,9 +53,6 @@ type Options struct {
 	RequireLogin bool
 	// Token, when set, is a start-up token that signs in as the first account.
 	Token string
-	// Extra names services mounted beside the Table service ("queue", "blob") whose views
-	// the front end shows; none today.
-	Extra []string
 	// Client forwards requests to the services; nil means a client with a 60 s timeout.
 	Client *http.Client
 }
@@ -96,8 +95,12 @@ func New(o Options) *Console {
 	c.mux.HandleFunc("GET /api/session", c.session)
 	c.mux.HandleFunc("GET /api/server", c.server)
 	c.mux.HandleFunc("GET /api/partitions", c.partitions)
+	table := c.forward("table", auth.ServiceTable, func() string { return c.o.TableURL })
+	queue := c.forward("queue", auth.ServiceQueue, func() string { return c.o.QueueURL })
 	for _, m := range []string{"GET", "HEAD", "POST", "PUT", "MERGE", "PATCH", "DELETE"} {
-		c.mux.HandleFunc(m+" /api/table/{account}/{rest...}", c.table)
+		c.mux.HandleFunc(m+" /api/table/{account}/{rest...}", table)
+		c.mux.HandleFunc(m+" /api/queue/{account}", queue)
+		c.mux.HandleFunc(m+" /api/queue/{account}/{rest...}", queue)
 	}
 	return c
 }
@@ -263,8 +266,20 @@ func (c *Console) session(w http.ResponseWriter, r *http.Request) {
 	s := r.Context().Value(sessKey{}).(session)
 	writeJSON(w, map[string]any{
 		"csrf": s.csrf, "accounts": c.accounts(s), "partitions": c.o.Partitions != nil,
-		"services": append([]string{"table"}, c.o.Extra...),
+		"services": c.services(),
 	})
+}
+
+// services names the services the console can reach.
+func (c *Console) services() []string {
+	var out []string
+	if c.o.TableURL != "" {
+		out = append(out, "table")
+	}
+	if c.o.QueueURL != "" {
+		out = append(out, "queue")
+	}
+	return out
 }
 
 func apiError(w http.ResponseWriter, status int, code, msg string) {

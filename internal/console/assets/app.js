@@ -389,7 +389,82 @@ async function viewServer(main) {
 
 // ---- Queues and Blobs: shown when the server mounts those services ----
 
-async function viewQueues(main) { notServed(main, 'queue', 'Queues'); }
+function queuePath(rest) { return '/api/queue/' + encodeURIComponent(state.account) + (rest ? '/' + rest : ''); }
+function xmlDoc(text) { return new DOMParser().parseFromString(text, 'application/xml'); }
+function xmlText(s) { return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'); }
+
+async function viewQueues(main, queue) {
+  if (!state.services.includes('queue')) { notServed(main, 'queue', 'Queues'); return; }
+  if (queue) { await viewQueue(main, queue); return; }
+  const list = el('table', { class: 'grid', id: 'queues' }, el('tr', {}, el('th', { text: 'Queue' }), el('th', { text: '' })));
+  const name = el('input', { id: 'new-queue', placeholder: 'new queue name' });
+  main.append(el('h2', { text: 'Queues in ' + state.account }),
+    el('form', { class: 'toolbar', onsubmit: async (ev) => {
+      ev.preventDefault();
+      const r = await api('PUT', queuePath(encodeURIComponent(name.value)));
+      if (!r.ok) { setStatus(await errorText(r), true); return; }
+      const made = name.value; route(); setStatus('Created ' + made);
+    } }, name, el('button', { type: 'submit', text: 'Create queue' })), list);
+  let marker = '';
+  do {
+    const r = await api('GET', queuePath('') + '?comp=list' + (marker ? '&marker=' + encodeURIComponent(marker) : ''));
+    if (!r.ok) { setStatus(await errorText(r), true); return; }
+    const doc = xmlDoc(await r.text());
+    for (const q of doc.querySelectorAll('Queue > Name')) {
+      const n = q.textContent;
+      list.append(el('tr', {}, el('td', {}, el('a', { href: '#queues/' + encodeURIComponent(n), text: n })),
+        el('td', {}, el('button', { class: 'delete-queue', onclick: async () => {
+          if (!confirm('Delete queue ' + n + '?')) return;
+          const d = await api('DELETE', queuePath(encodeURIComponent(n)));
+          if (!d.ok) { setStatus(await errorText(d), true); return; }
+          route(); setStatus('Deleted ' + n);
+        } }, 'Delete'))));
+    }
+    marker = (doc.querySelector('NextMarker') || {}).textContent || '';
+  } while (marker);
+}
+
+async function viewQueue(main, queue) {
+  const msgs = el('table', { class: 'grid', id: 'messages' });
+  const taken = el('div', { id: 'taken' });
+  const text = el('input', { id: 'msg-text', class: 'wide', placeholder: 'message text' });
+  const mpath = queuePath(encodeURIComponent(queue) + '/messages');
+  const cols = ['MessageId', 'InsertionTime', 'ExpirationTime', 'DequeueCount', 'MessageText'];
+  async function peek() {
+    const r = await api('GET', mpath + '?peekonly=true&numofmessages=32');
+    if (!r.ok) { setStatus(await errorText(r), true); return; }
+    const doc = xmlDoc(await r.text());
+    const rows = [...doc.querySelectorAll('QueueMessage')];
+    msgs.replaceChildren(el('tr', {}, cols.map(c => el('th', { text: c }))),
+      ...rows.map(m => el('tr', { class: 'message' }, cols.map(c => el('td', { 'data-col': c, text: (m.querySelector(c) || {}).textContent || '' })))));
+    document.getElementById('peek-info').textContent = rows.length + ' message(s) visible (peek shows up to 32)';
+  }
+  main.append(el('h2', {}, el('a', { href: '#queues', text: 'Queues' }), ' / ', queue),
+    el('form', { class: 'toolbar', onsubmit: async (ev) => {
+      ev.preventDefault();
+      const r = await api('POST', mpath, { headers: { 'Content-Type': 'application/xml' }, body: '<QueueMessage><MessageText>' + xmlText(text.value) + '</MessageText></QueueMessage>' });
+      if (!r.ok) { setStatus(await errorText(r), true); return; }
+      setStatus('Put'); text.value = ''; peek();
+    } }, text, el('button', { type: 'submit', id: 'put' }, 'Put message')),
+    el('div', { class: 'toolbar' }, el('button', { id: 'peek', onclick: peek }, 'Peek'),
+      el('button', { id: 'dequeue', onclick: async () => {
+        const r = await api('GET', mpath + '?numofmessages=1&visibilitytimeout=30');
+        if (!r.ok) { setStatus(await errorText(r), true); return; }
+        const m = xmlDoc(await r.text()).querySelector('QueueMessage');
+        if (!m) { taken.replaceChildren(el('p', { class: 'muted', text: 'No visible message.' })); return; }
+        const get = c => (m.querySelector(c) || {}).textContent || '';
+        const id = get('MessageId'), receipt = get('PopReceipt');
+        taken.replaceChildren(el('p', {}, 'Dequeued (invisible for 30 s): ', el('code', { id: 'taken-text', text: get('MessageText') }), ' ',
+          el('button', { id: 'delete-taken', onclick: async () => {
+            const d = await api('DELETE', mpath + '/' + encodeURIComponent(id) + '?popreceipt=' + encodeURIComponent(receipt));
+            if (!d.ok) { setStatus(await errorText(d), true); return; }
+            taken.replaceChildren(); setStatus('Deleted message ' + id); peek();
+          } }, 'Delete it')));
+        peek();
+      } }, 'Dequeue one'), el('span', { id: 'peek-info', class: 'muted' })),
+    taken, msgs);
+  await peek();
+}
 async function viewBlobs(main) { notServed(main, 'blob', 'Blobs'); }
 function notServed(main, svc, title) {
   main.append(el('h2', { text: title }), el('p', { class: 'muted', id: 'not-served',
