@@ -167,8 +167,14 @@ func (c *Console) server(w http.ResponseWriter, r *http.Request) {
 		if shown {
 			key = auth.DevAccountKey
 		}
-		accts = append(accts, acct{Name: name, KeyShown: shown,
-			ConnectionString: "DefaultEndpointsProtocol=http;AccountName=" + name + ";AccountKey=" + key + ";TableEndpoint=" + c.o.TableURL + "/" + name + ";"})
+		cs := "DefaultEndpointsProtocol=http;AccountName=" + name + ";AccountKey=" + key + ";"
+		if c.o.QueueURL != "" {
+			cs += "QueueEndpoint=" + c.o.QueueURL + "/" + name + ";"
+		}
+		if c.o.TableURL != "" {
+			cs += "TableEndpoint=" + c.o.TableURL + "/" + name + ";"
+		}
+		accts = append(accts, acct{Name: name, KeyShown: shown, ConnectionString: cs})
 	}
 	var rates []any
 	if c.o.Partitions != nil {
@@ -191,6 +197,6 @@ func (c *Console) server(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{
 		"version": c.o.Version, "engine": c.o.Engine, "go": runtime.Version(),
 		"started": c.o.Started.UTC().Format(time.RFC3339), "uptimeSeconds": int64(time.Since(c.o.Started).Seconds()),
-		"tableEndpoint": c.o.TableURL, "accounts": accts,
+		"tableEndpoint": c.o.TableURL, "queueEndpoint": c.o.QueueURL, "accounts": accts,
 	})
 }

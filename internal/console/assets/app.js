@@ -377,7 +377,7 @@ async function viewServer(main) {
   main.append(el('h2', { text: 'Server' }),
     el('table', { class: 'grid', id: 'server-facts' },
       [['Version', s.version], ['Engine', s.engine], ['Go', s.go], ['Started', s.started],
-        ['Uptime', Math.floor(up / 3600) + 'h ' + Math.floor(up % 3600 / 60) + 'm ' + up % 60 + 's'], ['Table endpoint', s.tableEndpoint]]
+        ['Uptime', Math.floor(up / 3600) + 'h ' + Math.floor(up % 3600 / 60) + 'm ' + up % 60 + 's'], ['Table endpoint', s.tableEndpoint || 'not served'], ['Queue endpoint', s.queueEndpoint || 'not served']]
         .map(([k, v]) => el('tr', {}, el('th', { text: k }), el('td', { text: v })))),
     el('h3', { text: 'Accounts' }),
     ...s.accounts.map(a => el('div', { class: 'account' }, el('h4', { text: a.name }),
