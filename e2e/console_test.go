@@ -63,7 +63,7 @@ func startBrowser(t *testing.T) (context.Context, *atomic.Int32) {
 }
 
 // consoleServer serves the console for a running Tablo on its own loopback test listener
-// (the handler the server mounts).
+// (the handler the admin listener mounts), here to set RequireLogin.
 func consoleServer(t *testing.T, a *app.App, requireLogin bool) string {
 	t.Helper()
 	c := console.New(console.Options{
@@ -148,7 +148,9 @@ func waitFile(t *testing.T, path string) string {
 func jsString(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 func TestConsoleBrowser(t *testing.T) {
-	ts := startServer(t)
+	// The console as the server mounts it: at the root of the admin listener.
+	ops := startOpsServer(t, t.TempDir(), nil)
+	ts := &testServer{app: ops.app, endpoint: ops.base + "/" + devAccount}
 	ctx, dialogs := startBrowser(t)
 	svc := ts.service(t)
 	bg := context.Background()
@@ -180,7 +182,7 @@ func TestConsoleBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	base := consoleServer(t, ts.app, false)
+	base := ops.admin
 	run(t, ctx, chromedp.Navigate(base+"/#tables"))
 
 	t.Run("Listing", func(t *testing.T) {

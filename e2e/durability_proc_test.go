@@ -84,7 +84,7 @@ func startTablo(t *testing.T, bin, dataDir string, extra ...string) (*tabloProc,
 	queuePort := freeLoopbackPort(t)
 	p.queueEndpoint = fmt.Sprintf("http://127.0.0.1:%d/%s", queuePort, devAccount)
 	p.cmd = exec.Command(bin, append([]string{"--host", "127.0.0.1", "--table-port", strconv.Itoa(port),
-		"--queue-port", strconv.Itoa(queuePort), "--data-dir", dataDir, "--log-level", "warn"}, extra...)...)
+		"--queue-port", strconv.Itoa(queuePort), "--data-dir", dataDir, "--log-level", "warn", "--admin-port", "0"}, extra...)...)
 	p.cmd.Stderr = p.stderr
 	p.cmd.Stdout = p.stderr
 	began := time.Now()

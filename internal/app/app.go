@@ -24,6 +24,7 @@ import (
 	"github.com/tablo/tablo/internal/console"
 	"github.com/tablo/tablo/internal/datadir"
 	"github.com/tablo/tablo/internal/httpserve"
+	"github.com/tablo/tablo/internal/metrics"
 	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/queue"
 	"github.com/tablo/tablo/internal/queuewire"
@@ -46,6 +47,7 @@ type App struct {
 	served    chan error
 	closeOnce sync.Once
 	closeErr  error
+	*ops      // TLS, metrics, admin listener, reset/restore gate (ops.go)
 }
 
 // listener is one service's bound socket and its HTTP server.
@@ -84,7 +86,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	if cfg.Host == "" {
 		cfg.Host = config.DefaultHost
 	}
-	a := &App{cfg: cfg, log: log, served: make(chan error, 4)}
+	a := &App{cfg: cfg, log: log, served: make(chan error, 4), ops: newOps()}
 	ok := false
 	defer func() {
 		if !ok {
@@ -98,6 +100,9 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 		}
 		a.listeners = append(a.listeners, &listener{service: sp.service, flag: sp.flag, ln: ln})
 	}
+	if err := a.bindAdmin(); err != nil {
+		return nil, err
+	}
 	dir := cfg.DataDir
 	if !cfg.InMemory {
 		claim, err := datadir.Acquire(cfg.DataDir)
@@ -105,6 +110,10 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 			return nil, err
 		}
 		a.claim, dir = claim, claim.Dir()
+	}
+	o := a.ops
+	if err := o.loadTLS(cfg, dir); err != nil {
+		return nil, err
 	}
 	db, err := pebblestore.Open(pebblestore.Options{Dir: dir, InMemory: cfg.InMemory, Logger: log, GroupCommitWindow: cfg.GroupCommitWindow})
 	if err != nil {
@@ -115,16 +124,26 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	a.qsv = queue.New(db, queue.Options{Logger: log})
 	a.parts = partition.New(cfg.Partition)
 	a.parts.SetFaults(cfg.Faults)
-	tableSrv := server.New(server.Options{Service: a.svc, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow, Partitions: a.parts})
+	tableSrv := server.New(server.Options{Service: a.svc, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow, Partitions: a.parts,
+		Metrics: o.metrics, OAuth: cfg.OAuth == "basic"})
+	o.dropCaches = append(o.dropCaches, a.svc.DropCaches, tableSrv.DropCaches, a.qsv.DropCaches)
+	o.deleteAccount = append(o.deleteAccount, a.svc.DeleteAccount)
+	metrics.RegisterEngine(o.reg, db.Stats)
+	metrics.RegisterTable(o.reg, a.svc.Stats)
 	for _, l := range a.listeners {
 		switch l.service {
 		case "Table":
 			l.http = tableSrv.NewHTTPServer()
 		case "Queue":
-			l.http = queuewire.New(queuewire.Options{Service: a.qsv, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow}).NewHTTPServer()
+			qsrv := queuewire.New(queuewire.Options{Service: a.qsv, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow,
+				Metrics: o.metrics, OAuth: cfg.OAuth == "basic"})
+			o.dropCaches = append(o.dropCaches, qsrv.DropCaches)
+			l.http = qsrv.NewHTTPServer()
 		}
+		o.serveStorage(strings.ToLower(l.service), l.http)
 		go func() { a.served <- l.http.Serve(l.ln) }()
 	}
+	a.serveAdmin()
 	if cfg.PprofAddr != "" {
 		a.startPprof(cfg.PprofAddr)
 	}
@@ -157,11 +176,9 @@ func (a *App) startPprof(addr string) {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	// The partition layer's JSON API, until the admin listener serves it.
+	// The partition layer's JSON API, also on the admin listener.
 	mux.Handle("/partitions", a.parts.Handler())
 	mux.Handle("/faults", a.parts.Handler())
-	// The web console, until the admin listener serves it at its root.
-	mux.Handle("/", a.console(a.cfg, a.log))
 	a.pprof = &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := a.pprof.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -170,10 +187,11 @@ func (a *App) startPprof(addr string) {
 	}()
 }
 
-// console builds the web console for a listener at cfg.PprofAddr. Beyond loopback it asks
-// for sign-in, and prints a start-up token that signs in.
-func (a *App) console(cfg config.Config, log *slog.Logger) *console.Console {
-	host, _, _ := net.SplitHostPort(cfg.PprofAddr)
+// console builds the web console for the admin listener at addr. Beyond loopback it asks
+// for sign-in, and logs a start-up token that signs in.
+func (a *App) console(addr net.Addr) *console.Console {
+	cfg, log := a.cfg, a.log
+	host, _, _ := net.SplitHostPort(addr.String())
 	exposed := !isLoopbackHost(host)
 	engine := "pebble"
 	if cfg.InMemory {
@@ -186,7 +204,7 @@ func (a *App) console(cfg config.Config, log *slog.Logger) *console.Console {
 	}
 	if exposed {
 		o.Token = console.NewToken()
-		log.Warn("console reachable beyond loopback: sign in with an account key or this token", "addr", cfg.PprofAddr, "token", o.Token)
+		log.Warn("web console reachable beyond loopback: sign in with an account key or this token", "addr", addr.String(), "token", o.Token)
 	}
 	return console.New(o)
 }
@@ -216,6 +234,9 @@ func isLoopbackHost(h string) bool {
 func (a *App) abort() {
 	for _, l := range a.listeners {
 		_ = l.ln.Close()
+	}
+	if a.adminLn != nil {
+		_ = a.adminLn.Close()
 	}
 	if a.qsv != nil {
 		a.qsv.Close()
@@ -283,6 +304,9 @@ func (a *App) close(ctx context.Context) error {
 		})
 	}
 	wg.Wait()
+	if err := a.closeAdmin(ctx); err != nil {
+		errs = append(errs, err)
+	}
 	if a.pprof != nil {
 		_ = a.pprof.Close()
 	}

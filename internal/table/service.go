@@ -57,6 +57,10 @@ type Service struct {
 	// their keys in it inside their transaction (see Batch); it is process-local, like the
 	// catalog cache.
 	cols *colcache.Cache
+	// colOpts rebuilds cols when DropCaches empties it.
+	colOpts colcache.Options
+	// colHits and colMisses count filtered-scan pages the column cache served or not.
+	colHits, colMisses atomic.Uint64
 }
 
 // New returns a Service over st. The caller keeps ownership of st.
@@ -72,7 +76,8 @@ func New(st store.Store, o Options) *Service {
 	}
 	s := &Service{st: st, now: o.Now, log: o.Logger, budget: o.QueryBudget, catalog: map[string]Table{}, dead: map[uint64]struct{}{}}
 	if o.ColumnCacheBytes > 0 {
-		s.cols = colcache.New(colcache.Options{MaxBytes: o.ColumnCacheBytes, BuildAfter: o.ColumnCacheBuildAfter, Logger: o.Logger}, s.freezeTable)
+		s.colOpts = colcache.Options{MaxBytes: o.ColumnCacheBytes, BuildAfter: o.ColumnCacheBuildAfter, Logger: o.Logger}
+		s.cols = colcache.New(s.colOpts, s.freezeTable)
 	}
 	return s
 }
