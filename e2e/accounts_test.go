@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -34,7 +33,8 @@ func startServerWithAccounts(t testing.TB, accounts string) *multiServer {
 	if err != nil {
 		t.Fatalf("config: %v %s", err, stderr.String())
 	}
-	a, err := app.Start(context.Background(), cfg, slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	log, _ := serverLogger(t)
+	a, err := app.Start(context.Background(), cfg, log)
 	if err != nil {
 		t.Fatal(err)
 	}

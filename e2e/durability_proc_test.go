@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -101,6 +102,11 @@ func startTablo(t *testing.T, bin, dataDir string, extra ...string) (*tabloProc,
 		default:
 			_ = p.cmd.Process.Kill()
 			<-p.exited
+		}
+		// As for in-process servers: an Error-level record (slog names the level ERROR in
+		// every format) fails the test.
+		if out := p.stderr.String(); strings.Contains(out, "ERROR") {
+			t.Errorf("the server logged errors:\n%s", out)
 		}
 	})
 	svc := p.service(t)

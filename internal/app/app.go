@@ -167,6 +167,9 @@ func listen(host string, sp listenSpec) (net.Listener, error) {
 	return nil, fmt.Errorf("%s service: cannot listen on %s: %w", sp.service, addr, err)
 }
 
+// Engine is the storage engine the App opened (for diagnostics and tests).
+func (a *App) Engine() *pebblestore.DB { return a.db }
+
 // Partitions is the partition layer: its Handler is the admin API of partitions and faults.
 func (a *App) Partitions() *partition.Layer { return a.parts }
 

@@ -372,6 +372,12 @@ func (d *DB) Close() error {
 	return nil
 }
 
+// GroupCommit reports the group-commit window in force (0: syncs never wait) and how many
+// WAL syncs it has made wait so far, so that a caller can see the setting took effect.
+func (d *DB) GroupCommit() (window time.Duration, waits int64) {
+	return d.group.window, d.group.waits.Load()
+}
+
 // Metrics exposes Pebble's metrics (disk usage, compactions) for diagnostics.
 func (d *DB) Metrics() *pebble.Metrics { return d.db.Metrics() }
 
