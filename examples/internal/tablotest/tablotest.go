@@ -1,0 +1,74 @@
+// Package tablotest starts an in-process Tablo on a free loopback port for the pattern
+// examples' tests.
+package tablotest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablo/tablo/examples/internal/plans"
+	"github.com/tablo/tablo/internal/app"
+	"github.com/tablo/tablo/internal/auth"
+	"github.com/tablo/tablo/internal/config"
+)
+
+const (
+	account = "devstoreaccount1"
+	key     = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+)
+
+// Server is a running in-memory Tablo.
+type Server struct {
+	// Conn is a connection string for the development account on this server.
+	Conn string
+}
+
+// Start starts Tablo (in memory: the examples test behaviour, not durability) and stops it
+// when the test ends.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	cfg := config.Config{Host: "127.0.0.1", InMemory: true, Accounts: []auth.Account{auth.DevAccount()}}
+	a, err := app.Start(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := a.Close(ctx); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	endpoint := fmt.Sprintf("http://%s/%s", a.Addr(), account)
+	return &Server{Conn: fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;", account, key, endpoint)}
+}
+
+// TableService returns a Table service client that records query plans (printing them to
+// the test log) and the recorder.
+func (s *Server) TableService(t testing.TB) (*aztables.ServiceClient, *plans.Recorder) {
+	t.Helper()
+	rec := plans.NewRecorder(testWriter{t})
+	svc, err := plans.TableService(s.Conn, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, rec
+}
+
+// Writer is an io.Writer into the test log, for an example's narration.
+func Writer(t testing.TB) io.Writer { return testWriter{t} }
+
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Helper()
+	w.t.Log(strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
+}
