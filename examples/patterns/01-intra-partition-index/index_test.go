@@ -48,4 +48,3 @@ func TestIntraPartitionIndex(t *testing.T) {
 		t.Errorf("after the move: %+v, %d entities under the old address", res.AfterEmailMove, res.OldEmailMatches)
 	}
 }
-
