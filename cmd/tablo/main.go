@@ -2,6 +2,8 @@
 //
 //	tablo [serve] [flags]   start the server (default)
 //	tablo bench [flags]     drive an endpoint with the official Go SDK and report throughput
+//	tablo stress [flags]    the partition stress test of a PartitionKey design
+//	tablo partitions        print a running server's partitions, range partitions and servers
 //	tablo version           print the version
 package main
 
@@ -43,11 +45,15 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 		return serve(ctx, args, env, stderr)
 	case "bench":
 		return bench(ctx, args, stdout, stderr)
+	case "stress":
+		return stressCmd(ctx, args, env, stdout, stderr)
+	case "partitions":
+		return partitionsCmd(ctx, args, env, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "tablo", version)
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (want serve, bench or version)", cmd)
+	return fmt.Errorf("unknown command %q (want serve, bench, stress, partitions or version)", cmd)
 }
 
 // defaultGCPercent replaces Go's default of 100 when GOGC is not set. Pebble keeps its

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tablo/tablo/internal/config"
 	"github.com/tablo/tablo/internal/httpserve"
+	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/server"
 	pebblestore "github.com/tablo/tablo/internal/store/pebble"
 	"github.com/tablo/tablo/internal/table"
@@ -26,6 +27,7 @@ type App struct {
 	log     *slog.Logger
 	db      *pebblestore.DB
 	svc     *table.Service
+	parts   *partition.Layer
 	http    *httpserve.Server
 	pprof   *http.Server
 	ln      net.Listener
@@ -40,7 +42,9 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 		return nil, err
 	}
 	svc := table.New(db, table.Options{Logger: log, ColumnCacheBytes: cfg.ColumnCacheBytes})
-	srv := server.New(server.Options{Service: svc, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow})
+	parts := partition.New(cfg.Partition)
+	parts.SetFaults(cfg.Faults)
+	srv := server.New(server.Options{Service: svc, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow, Partitions: parts})
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.TablePort))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -49,7 +53,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 		return nil, fmt.Errorf("app: listen %s: %w", addr, err)
 	}
 	a := &App{
-		cfg: cfg, log: log, db: db, svc: svc, ln: ln, served: make(chan error, 1),
+		cfg: cfg, log: log, db: db, svc: svc, parts: parts, ln: ln, served: make(chan error, 1),
 		http: srv.NewHTTPServer(),
 	}
 	go func() { a.served <- a.http.Serve(ln) }()
@@ -59,6 +63,9 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		// The partition layer's JSON API, until the admin listener serves it.
+		mux.Handle("/partitions", parts.Handler())
+		mux.Handle("/faults", parts.Handler())
 		a.pprof = &http.Server{Addr: cfg.PprofAddr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 		go func() {
 			if err := a.pprof.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -70,6 +77,9 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 		"data_dir", cfg.DataDir, "in_memory", cfg.InMemory)
 	return a, nil
 }
+
+// Partitions is the partition layer: its Handler is the admin API of partitions and faults.
+func (a *App) Partitions() *partition.Layer { return a.parts }
 
 // Addr is the Table service's listening address.
 func (a *App) Addr() net.Addr { return a.ln.Addr() }

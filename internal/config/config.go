@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tablo/tablo/internal/auth"
+	"github.com/tablo/tablo/internal/partition"
 )
 
 // Config is the server's configuration.
@@ -29,6 +30,10 @@ type Config struct {
 	GroupCommitWindow time.Duration
 	// ColumnCacheBytes is the memory budget of the filtered-scan column cache (0 = off).
 	ColumnCacheBytes int64
+	// Partition configures the partition layer (always on; Emulate opts in to Azure's
+	// scalability targets). Faults, when non-nil, injects seeded faults.
+	Partition partition.Options
+	Faults    *partition.FaultSet
 	// RequestDateWindow is how far a Shared Key request's date may lie from the server's
 	// clock (0 = Azure's 15 minutes).
 	RequestDateWindow time.Duration
@@ -53,6 +58,8 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	logLevel := fs.String("log-level", getenv("TABLO_LOG_LEVEL", "info"), "debug, info, warn or error (TABLO_LOG_LEVEL)")
 	window := fs.String("group-commit-window", getenv("TABLO_GROUP_COMMIT_WINDOW", "0"), "how long a WAL fsync may wait for more concurrent writes to share it, when more writers are active than twice the CPUs; 0 = default (300µs), negative = never wait (TABLO_GROUP_COMMIT_WINDOW)")
 	colCache := fs.String("column-cache-mb", getenv("TABLO_COLUMN_CACHE_MB", "64"), "memory for the column cache that serves filtered table scans, in MiB; 0 turns it off (TABLO_COLUMN_CACHE_MB)")
+	emulate := fs.String("emulate-targets", getenv("TABLO_EMULATE_TARGETS", ""), "answer ServerBusy beyond Azure's scalability targets and while a range partition moves: on, or settings like partition=2000,account=20000,heat=3m,move=5s (TABLO_EMULATE_TARGETS; default off)")
+	faults := fs.String("faults", getenv("TABLO_FAULTS", ""), "inject seeded faults, e.g. 'seed=7; fault=busy op=write p=0.1' (TABLO_FAULTS; see docs/architecture.md)")
 	dateWindow := fs.String("request-date-window", getenv("TABLO_REQUEST_DATE_WINDOW", "15m"), "how far a Shared Key request's x-ms-date (or Date) may lie from the server's clock before it is refused, as Azure refuses it after 15m; widen it if test clocks drift (TABLO_REQUEST_DATE_WINDOW)")
 	pprof := fs.String("pprof", getenv("TABLO_PPROF", ""), "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (TABLO_PPROF)")
 	if err := fs.Parse(args); err != nil {
@@ -80,6 +87,12 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 		errs = append(errs, fmt.Errorf("config: --column-cache-mb %q is not a size in MiB", *colCache))
 	} else {
 		c.ColumnCacheBytes = mb << 20
+	}
+	if c.Partition, err = partition.ParseOptions(*emulate); err != nil {
+		errs = append(errs, fmt.Errorf("config: --emulate-targets: %w", err))
+	}
+	if c.Faults, err = partition.ParseFaults(*faults); err != nil {
+		errs = append(errs, fmt.Errorf("config: --faults: %w", err))
 	}
 	if *accounts == "" {
 		c.Accounts = []auth.Account{auth.DevAccount()}

@@ -73,3 +73,18 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		}
 	}
 }
+
+func TestPartitionFlags(t *testing.T) {
+	c, err := Load(nil, env(nil), io.Discard)
+	if err != nil || c.Partition.Emulate || c.Faults != nil && c.Faults.String() != "seed=0" {
+		t.Fatalf("partition defaults: %+v %v %v", c.Partition, c.Faults, err)
+	}
+	c, err = Load([]string{"--faults", "seed=2; fault=busy p=0.5"}, env(map[string]string{"TABLO_EMULATE_TARGETS": "partition=100,heat=2s"}), io.Discard)
+	if err != nil || !c.Partition.Emulate || c.Partition.PartitionTarget != 100 || c.Partition.Heat != 2*time.Second || c.Faults.Seed != 2 {
+		t.Fatalf("partition flags: %+v %+v %v", c.Partition, c.Faults, err)
+	}
+	_, err = Load([]string{"--emulate-targets", "partition=x", "--faults", "fault=busy"}, env(nil), io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--emulate-targets") || !strings.Contains(err.Error(), "--faults") {
+		t.Fatalf("want both errors: %v", err)
+	}
+}

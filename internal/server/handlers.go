@@ -9,6 +9,7 @@ import (
 
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/entity"
+	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/query"
 	"github.com/tablo/tablo/internal/table"
 )
@@ -28,6 +29,15 @@ func (s *Server) dispatch(c *call, op operation, method string) error {
 		rp  *reply
 		err error
 	)
+	switch op { // requests that touch no partition; the others are admitted by their handlers
+	case opQueryTables, opCreateTable, opGetServiceProperties, opSetServiceProperties, opGetServiceStats:
+		err = s.admit(c, partition.Op{Kind: partition.KindOther})
+	case opGetTable, opDeleteTable, opGetACL, opSetACL:
+		err = s.admit(c, partition.Op{Container: c.res.table, Kind: partition.KindOther, DeleteContainer: op == opDeleteTable})
+	}
+	if err != nil {
+		return err
+	}
 	switch op {
 	case opQueryTables:
 		rp, err = s.queryTables(c)
@@ -252,10 +262,14 @@ func (s *Server) getEntity(c *call) (*reply, error) {
 	if err := s.checkSASRange(c, c.res.pk, c.res.rk); err != nil {
 		return nil, err
 	}
+	if err := s.admit(c, partition.Op{Container: c.res.table, Key: c.res.pk, Kind: partition.KindPointRead}); err != nil {
+		return nil, err
+	}
 	raw, err := s.svc.GetEntityRaw(c.ctx, c.account, c.res.table, c.res.pk, c.res.rk)
 	if err != nil {
 		return nil, err
 	}
+	c.part.entities = 1
 	o := s.encodeOptions(c, c.res.table, sel)
 	if c.level != entity.NoMetadata {
 		o.Metadata = c.elementMetadata(c.res.table)
@@ -311,6 +325,9 @@ func (s *Server) insertEntity(c *call) (*reply, error) {
 		return nil, err
 	}
 	if err := s.checkSASRange(c, in.PartitionKey, in.RowKey); err != nil {
+		return nil, err
+	}
+	if err := s.admit(c, partition.Op{Container: c.res.table, Key: in.PartitionKey, Kind: partition.KindInsert, Entities: 1}); err != nil {
 		return nil, err
 	}
 	res, err := s.svc.Write(c.ctx, c.account, c.res.table, table.Op{Kind: table.Insert, Entity: in})
@@ -400,6 +417,13 @@ func (s *Server) writeEntity(c *call, op operation) (*reply, error) {
 	if err := s.checkSASRange(c, in.PartitionKey, in.RowKey); err != nil {
 		return nil, err
 	}
+	kind := partition.KindUpdate
+	if op == opDeleteEntity {
+		kind = partition.KindDelete
+	}
+	if err := s.admit(c, partition.Op{Container: c.res.table, Key: in.PartitionKey, Kind: kind, Entities: 1}); err != nil {
+		return nil, err
+	}
 	res, err := s.svc.Write(c.ctx, c.account, c.res.table, o)
 	if err != nil {
 		return nil, err
@@ -445,6 +469,10 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 		}
 	}
 	q.Bounds = sasBounds(c)
+	if err := s.admitQuery(c, &q); err != nil {
+		return nil, err
+	}
+	counting := c.part.admitted
 	o := s.encodeOptions(c, c.res.table, sel)
 	// The page writes each entity in the default element form at minimal metadata without
 	// $select: the column cache may keep and reuse that JSON.
@@ -477,6 +505,9 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 				b = append(b, ',')
 			}
 			n++
+			if counting {
+				s.notePartition(c, r.PartitionKey())
+			}
 			var err error
 			b, err = entity.AppendJSONRaw(b, r, o)
 			return len(b) < maxPageBytes, err
@@ -494,7 +525,7 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 		h.Set("x-ms-continuation-NextPartitionKey", query.EncodeToken(info.Next.PartitionKey))
 		h.Set("x-ms-continuation-NextRowKey", query.EncodeToken(info.Next.RowKey))
 	}
-	h.Set("x-tablo-query-plan", planHeader(info))
+	h.Set("x-tablo-query-plan", planHeader(info, rangesHeader(c)))
 	s.log.Debug("query", "request_id", c.requestID, "plan", info.Plan, "scanned", info.Scanned, "returned", info.Returned)
 	buf.b = b
 	rp.header, rp.body, rp.pooled, rp.pool = h, b, buf, &s.pages
@@ -515,8 +546,9 @@ func parseTop(v string, top *int) (empty bool, err error) {
 	return n == 0, nil
 }
 
-func planHeader(info table.PageInfo) string {
-	return info.Plan + "; scanned=" + strconv.Itoa(info.Scanned) + "; returned=" + strconv.Itoa(info.Returned)
+// planHeader names the plan, the range partitions it touched (when known) and the work done.
+func planHeader(info table.PageInfo, ranges string) string {
+	return info.Plan + ranges + "; scanned=" + strconv.Itoa(info.Scanned) + "; returned=" + strconv.Itoa(info.Returned)
 }
 
 // ---- wire helpers ----

@@ -11,6 +11,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"hash/maphash"
 	"log/slog"
 	"net"
 	"net/http"
@@ -26,6 +27,7 @@ import (
 	"github.com/tablo/tablo/internal/auth"
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/entity"
+	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/table"
 )
 
@@ -37,6 +39,8 @@ type Options struct {
 	Service  *table.Service
 	Accounts []auth.Account
 	Logger   *slog.Logger
+	// Partitions, when set, is told of every request and may refuse it (package partition).
+	Partitions *partition.Layer
 	// Now is the clock for error timestamps, request dates and SAS expiry (default
 	// time.Now). The Date header is fasthttp's (its clock, formatted once a second).
 	Now func() time.Time
@@ -67,6 +71,9 @@ type Server struct {
 	props propsCache
 	// dateWindow bounds a Shared Key request's date around now.
 	dateWindow time.Duration
+	// parts is the partition layer (nil: none); pkSeed hashes partition keys for it.
+	parts  *partition.Layer
+	pkSeed maphash.Seed
 }
 
 // New returns a Server.
@@ -92,6 +99,8 @@ func New(o Options) *Server {
 		idPrefix:   h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-",
 		pages:      bufferPool{size: 64 << 10},
 		bodies:     bufferPool{size: 4 << 10},
+		parts:      o.Partitions,
+		pkSeed:     maphash.MakeSeed(),
 	}
 	for i := range o.Accounts {
 		s.accounts[o.Accounts[i].Name] = auth.NewVerifier(&o.Accounts[i])
@@ -143,6 +152,7 @@ type call struct {
 	xmlErrors bool
 	sas       *auth.SAS
 	status    int
+	part      partitionCall
 }
 
 // Handle serves one request; it is the fasthttp.RequestHandler of the Table endpoint.
@@ -155,6 +165,7 @@ func (s *Server) Handle(fc *fasthttp.RequestCtx) {
 				s.writeError(c, azerr.New(azerr.InternalError))
 			}
 		}
+		s.finishPartition(c)
 		s.logRequest(c)
 	}()
 	s.setCommonHeaders(c)
@@ -484,6 +495,10 @@ func (s *Server) write(c *call, rp *reply) {
 func (s *Server) writeError(c *call, err error) {
 	if errors.Is(err, context.Canceled) {
 		c.status = 499 // client went away; nothing useful to send
+		return
+	}
+	if errors.Is(err, errDropConnection) {
+		s.dropConnection(c)
 		return
 	}
 	e := azerr.From(err)
