@@ -104,9 +104,12 @@ func Parse(h string) Plan {
 	return p
 }
 
-// TableService returns a Table service client for conn whose queries print their plans to w.
-func TableService(conn string, rec *Recorder) (*aztables.ServiceClient, error) {
-	return aztables.NewServiceClientFromConnectionString(conn, &aztables.ClientOptions{
-		ClientOptions: azcore.ClientOptions{PerCallPolicies: []policy.Policy{rec}},
-	})
+// TableService returns a Table service client for conn whose queries' plans go to rec.
+// retry false turns the SDK's retries off, so that every refusal (ServerBusy) is seen.
+func TableService(conn string, rec *Recorder, retry bool) (*aztables.ServiceClient, error) {
+	o := azcore.ClientOptions{PerCallPolicies: []policy.Policy{rec}}
+	if !retry {
+		o.Retry.MaxRetries = -1
+	}
+	return aztables.NewServiceClientFromConnectionString(conn, &aztables.ClientOptions{ClientOptions: o})
 }

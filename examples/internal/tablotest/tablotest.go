@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/tablo/tablo/internal/app"
 	"github.com/tablo/tablo/internal/auth"
 	"github.com/tablo/tablo/internal/config"
+	"github.com/tablo/tablo/internal/partition"
 )
 
 const (
@@ -28,17 +30,30 @@ const (
 type Server struct {
 	// Conn is a connection string for the development account on this server.
 	Conn string
+	// PartitionsURL serves the partition layer's statistics as JSON (GET).
+	PartitionsURL string
 }
 
 // Start starts Tablo (in memory: the examples test behaviour, not durability) and stops it
 // when the test ends.
-func Start(t testing.TB) *Server {
+func Start(t testing.TB) *Server { return StartEmulating(t, "") }
+
+// StartEmulating starts Tablo with the --emulate-targets spec emulate ("" observes only).
+func StartEmulating(t testing.TB, emulate string) *Server {
 	t.Helper()
 	cfg := config.Config{Host: "127.0.0.1", InMemory: true, Accounts: []auth.Account{auth.DevAccount()}}
+	var err error
+	if cfg.Partition, err = partition.ParseOptions(emulate); err != nil {
+		t.Fatal(err)
+	}
 	a, err := app.Start(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The server serves the statistics on its --pprof address; a test serves the same
+	// handler on a port of its own.
+	admin := httptest.NewServer(a.Partitions().Handler())
+	t.Cleanup(admin.Close)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -47,15 +62,18 @@ func Start(t testing.TB) *Server {
 		}
 	})
 	endpoint := fmt.Sprintf("http://%s/%s", a.Addr(), account)
-	return &Server{Conn: fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;", account, key, endpoint)}
+	return &Server{
+		Conn:          fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;", account, key, endpoint),
+		PartitionsURL: admin.URL + "/partitions",
+	}
 }
 
 // TableService returns a Table service client that records query plans (printing them to
-// the test log) and the recorder.
-func (s *Server) TableService(t testing.TB) (*aztables.ServiceClient, *plans.Recorder) {
+// the test log) and the recorder. retry false turns the SDK's retries off.
+func (s *Server) TableService(t testing.TB, retry bool) (*aztables.ServiceClient, *plans.Recorder) {
 	t.Helper()
 	rec := plans.NewRecorder(testWriter{t})
-	svc, err := plans.TableService(s.Conn, rec)
+	svc, err := plans.TableService(s.Conn, rec, retry)
 	if err != nil {
 		t.Fatal(err)
 	}

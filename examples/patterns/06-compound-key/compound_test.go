@@ -9,7 +9,7 @@ import (
 )
 
 func TestCompoundKey(t *testing.T) {
-	svc, rec := tablotest.Start(t).TableService(t)
+	svc, rec := tablotest.Start(t).TableService(t, true)
 	res, err := Run(context.Background(), svc, tablotest.Writer(t))
 	if err != nil {
 		t.Fatal(err)

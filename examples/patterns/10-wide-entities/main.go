@@ -14,7 +14,7 @@ import (
 func main() {
 	conn := flag.String("conn", plans.DevConn, "storage account connection string")
 	flag.Parse()
-	svc, err := plans.TableService(*conn, plans.NewRecorder(os.Stdout))
+	svc, err := plans.TableService(*conn, plans.NewRecorder(os.Stdout), true)
 	if err == nil {
 		_, err = Run(context.Background(), svc, os.Stdout)
 	}
