@@ -34,6 +34,16 @@ type Server struct {
 	PartitionsURL string
 }
 
+// StartWith starts Tablo with the Table service and the other services named ("queue",
+// "blob"). A test that needs a service this build lacks is skipped, naming the service.
+func StartWith(t testing.TB, services ...string) *Server {
+	t.Helper()
+	for _, s := range services {
+		t.Skipf("needs the %s service, which this build of Tablo does not have yet", s)
+	}
+	return Start(t)
+}
+
 // Start starts Tablo (in memory: the examples test behaviour, not durability) and stops it
 // when the test ends.
 func Start(t testing.TB) *Server { return StartEmulating(t, "") }
