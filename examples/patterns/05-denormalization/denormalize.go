@@ -32,9 +32,9 @@ type Department struct {
 
 // Result is what the run found, for the test.
 type Result struct {
-	Denormalized   Department // the one entity the denormalized design needed
-	Manager        Employee   // the manager's own entity after the update
-	AfterUpdate    Department // the department after the manager's address changed
+	Denormalized Department // the one entity the denormalized design needed
+	Manager      Employee   // the manager's own entity after the update
+	AfterUpdate  Department // the department after the manager's address changed
 }
 
 const table = "DepartmentsDenormalized"

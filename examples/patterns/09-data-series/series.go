@@ -19,10 +19,10 @@ import (
 
 // Result is what the run found, for the test.
 type Result struct {
-	Series     map[string]int // the series read back in one request
-	PerHour    int            // entities the one-entity-per-hour design reads for the same chart
-	Sent       map[string]int // the counts the writers added, per hour
-	Conflicts  int            // increments that met a newer ETag and retried
+	Series    map[string]int // the series read back in one request
+	PerHour   int            // entities the one-entity-per-hour design reads for the same chart
+	Sent      map[string]int // the counts the writers added, per hour
+	Conflicts int            // increments that met a newer ETag and retried
 }
 
 const (
