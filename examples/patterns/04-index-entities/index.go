@@ -57,22 +57,27 @@ func Run(ctx context.Context, svc *aztables.ServiceClient, out io.Writer) (Resul
 		mu       sync.Mutex
 		firstErr error
 	)
+	add := func(e Employee) {
+		retries, err := addEmployee(ctx, t, e)
+		mu.Lock()
+		defer mu.Unlock()
+		res.Retries += retries
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	var jones []Employee
 	for i := range 100 {
 		e := Employee{PartitionKey: "Sales", RowKey: fmt.Sprintf("%06d", 100+i), FirstName: fmt.Sprintf("F%d", i), LastName: lastNames[i%len(lastNames)]}
-		add := func() {
-			retries, err := addEmployee(ctx, t, e)
-			mu.Lock()
-			defer mu.Unlock()
-			res.Retries += retries
-			if err != nil && firstErr == nil {
-				firstErr = err
-			}
-		}
 		if e.LastName == "Jones" {
-			wg.Go(add) // 20 writers race for the one "lastname_Jones" index entity
+			jones = append(jones, e)
 		} else {
-			add()
+			add(e)
 		}
+	}
+	// 20 writers race for the one "lastname_Jones" index entity.
+	for _, e := range jones {
+		wg.Go(func() { add(e) })
 	}
 	wg.Wait()
 	if firstErr != nil {

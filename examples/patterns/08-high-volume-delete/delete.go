@@ -85,10 +85,12 @@ func Run(ctx context.Context, svc *aztables.ServiceClient, out io.Writer) (Resul
 	}
 
 	for _, day := range days[1:] {
+		fmt.Fprintf(out, "count %s\n", dayTable(day))
 		n, err := count(ctx, svc.NewClient(dayTable(day)))
 		if err != nil {
 			return res, err
 		}
+		fmt.Fprintf(out, "  %d entities\n", n)
 		res.Remaining = append(res.Remaining, n)
 	}
 

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -110,12 +112,23 @@ func Run(ctx context.Context, svc *aztables.ServiceClient, statsURL string, load
 			fmt.Fprintln(out, line)
 		}
 		fmt.Fprintf(out, "query $filter=%s\n", d.Window)
-		pager := svc.NewClient(d.Table).NewListEntitiesPager(&aztables.ListEntitiesOptions{Filter: &d.Window})
+		opts := &aztables.ListEntitiesOptions{Filter: &d.Window}
+		pager := svc.NewClient(d.Table).NewListEntitiesPager(opts)
 		for pager.More() {
 			page, err := pager.NextPage(ctx)
+			// The partition the writes made hot refuses reads too, until it cools: back off
+			// and try again (the guide's exponential back-off, without its jitter). A pager
+			// that failed stays failed, so a new one resumes from the last continuation.
+			for wait := 50 * time.Millisecond; refused(err) && wait < 10*time.Second; wait *= 2 {
+				fmt.Fprintf(out, "  ServerBusy; retrying in %s\n", wait)
+				time.Sleep(wait)
+				pager = svc.NewClient(d.Table).NewListEntitiesPager(opts)
+				page, err = pager.NextPage(ctx)
+			}
 			if err != nil {
 				return outs, fmt.Errorf("query: %w", err)
 			}
+			opts.NextPartitionKey, opts.NextRowKey = page.NextPartitionKey, page.NextRowKey
 			o.Query.Pages++
 			for _, b := range page.Entities {
 				var m struct{ ID int64 }
@@ -209,6 +222,7 @@ func hottest(ctx context.Context, url, table string) ([]HotKey, error) {
 	}
 	for _, t := range snap.Tables {
 		if t.Name == table {
+			slices.SortStableFunc(t.Partitions, func(a, b HotKey) int { return cmp.Compare(b.Count, a.Count) })
 			return t.Partitions, nil
 		}
 	}
