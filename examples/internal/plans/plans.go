@@ -4,9 +4,13 @@
 package plans
 
 import (
+	"context"
+	"flag"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -102,6 +106,21 @@ func Parse(h string) Plan {
 		}
 	}
 	return p
+}
+
+// Main is the main function of an example that needs only the Table service: it reads the
+// -conn flag (default DevConn), builds a client whose query plans print to stdout, runs run
+// and exits non-zero on an error.
+func Main(run func(ctx context.Context, svc *aztables.ServiceClient, out io.Writer) error) {
+	conn := flag.String("conn", DevConn, "storage account connection string")
+	flag.Parse()
+	svc, err := TableService(*conn, NewRecorder(os.Stdout), true)
+	if err == nil {
+		err = run(context.Background(), svc, os.Stdout)
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
 }
 
 // TableService returns a Table service client for conn whose queries' plans go to rec.

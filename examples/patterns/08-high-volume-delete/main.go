@@ -4,21 +4,16 @@ package main
 
 import (
 	"context"
-	"flag"
-	"log"
-	"os"
+	"io"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablo/tablo/examples/internal/plans"
 )
 
 func main() {
-	conn := flag.String("conn", plans.DevConn, "storage account connection string")
-	flag.Parse()
-	svc, err := plans.TableService(*conn, plans.NewRecorder(os.Stdout), true)
-	if err == nil {
-		_, err = Run(context.Background(), svc, os.Stdout)
-	}
-	if err != nil {
-		log.Fatal(err)
-	}
+	plans.Main(func(ctx context.Context, svc *aztables.ServiceClient, out io.Writer) error {
+		_, err := Run(ctx, svc, out)
+		return err
+	})
 }
