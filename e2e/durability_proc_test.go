@@ -68,9 +68,9 @@ func freeLoopbackPort(t *testing.T) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// startTablo runs the binary on dataDir and waits for its first successful query; it returns
-// the time from exec to that query.
-func startTablo(t *testing.T, bin, dataDir string) (*tabloProc, time.Duration) {
+// startTablo runs the binary on dataDir (with extra flags) and waits for its first successful
+// query; it returns the time from exec to that query.
+func startTablo(t *testing.T, bin, dataDir string, extra ...string) (*tabloProc, time.Duration) {
 	t.Helper()
 	port := freeLoopbackPort(t)
 	p := &tabloProc{
@@ -79,8 +79,8 @@ func startTablo(t *testing.T, bin, dataDir string) (*tabloProc, time.Duration) {
 		exited: make(chan struct{}),
 	}
 	p.endpoint = "http://" + p.addr + "/" + devAccount
-	p.cmd = exec.Command(bin, "--host", "127.0.0.1", "--table-port", strconv.Itoa(port),
-		"--data-dir", dataDir, "--log-level", "warn")
+	p.cmd = exec.Command(bin, append([]string{"--host", "127.0.0.1", "--table-port", strconv.Itoa(port),
+		"--data-dir", dataDir, "--log-level", "warn"}, extra...)...)
 	p.cmd.Stderr = p.stderr
 	p.cmd.Stdout = p.stderr
 	began := time.Now()

@@ -20,6 +20,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -43,14 +45,27 @@ type Server struct {
 	// TLS, when set before Serve, serves HTTPS with it.
 	TLS   *tls.Config
 	conns connSet
-	// guard installs the framing check in front of HTTP.Handler once, whatever the
-	// number of listeners.
+	// active counts handlers running, so that a forced shutdown can wait for them.
+	active atomic.Int64
+	// guard installs the framing check and the handler count in front of HTTP.Handler once,
+	// whatever the number of listeners.
 	guard sync.Once
 }
 
+// ErrForcedClose is returned (wrapped) by Shutdown when its deadline passed and connections
+// still open were closed.
+var ErrForcedClose = errors.New("shutdown deadline passed")
+
 // Serve accepts connections on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
-	s.guard.Do(func() { s.HTTP.Handler = refuseBadFraming(s.HTTP.Handler) })
+	s.guard.Do(func() {
+		h := refuseBadFraming(s.HTTP.Handler)
+		s.HTTP.Handler = func(fc *fasthttp.RequestCtx) {
+			s.active.Add(1)
+			defer s.active.Add(-1)
+			h(fc)
+		}
+	})
 	var l net.Listener = &trackingListener{Listener: ln, set: &s.conns}
 	if s.TLS != nil {
 		l = tls.NewListener(l, s.TLS)
@@ -58,8 +73,10 @@ func (s *Server) Serve(ln net.Listener) error {
 	return s.HTTP.Serve(l)
 }
 
-// Shutdown stops accepting, lets requests in flight finish and closes every connection,
-// waiting up to ctx's deadline.
+// Shutdown stops accepting and lets requests in flight finish. When ctx ends first, it closes
+// the connections still open (a stalled client, a slow upload), waits for handlers already
+// running to return (every operation is bounded), and returns an error wrapping
+// ErrForcedClose.
 func (s *Server) Shutdown(ctx context.Context) error {
 	done := make(chan error, 1)
 	go func() { done <- s.HTTP.ShutdownWithContext(ctx) }()
@@ -67,14 +84,24 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	// until it is done.
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
+	var err error
+wait:
 	for {
 		s.conns.closeUnused()
 		select {
-		case err := <-done:
-			return err
+		case err = <-done:
+			break wait
 		case <-tick.C:
 		}
 	}
+	if err == nil {
+		return nil
+	}
+	n := s.conns.closeAll()
+	for s.active.Load() > 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	return fmt.Errorf("%w: closed %d connections still open: %w", ErrForcedClose, n, err)
 }
 
 // Linger asks that fc's connection, when it closes, first be half-closed and drained (in the
@@ -197,6 +224,20 @@ func (s *connSet) remove(c *trackedConn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.conns, c)
+}
+
+// closeAll closes every connection and returns how many there were.
+func (s *connSet) closeAll() int {
+	s.mu.Lock()
+	all := make([]*trackedConn, 0, len(s.conns))
+	for c := range s.conns {
+		all = append(all, c)
+	}
+	s.mu.Unlock()
+	for _, c := range all {
+		_ = c.Conn.Close()
+	}
+	return len(all)
 }
 
 // closeUnused closes the connections on which the client never sent a byte.

@@ -18,6 +18,7 @@ import (
 	"net/netip"
 	"net/url"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -153,6 +154,11 @@ type call struct {
 	sas       *auth.SAS
 	status    int
 	part      partitionCall
+	// op is the operation for the request log (0 until routed); errCode is the Azure error
+	// code sent, authDetail why authentication failed.
+	op         auth.Operation
+	errCode    string
+	authDetail string
 }
 
 // Handle serves one request; it is the fasthttp.RequestHandler of the Table endpoint.
@@ -186,6 +192,7 @@ func (s *Server) newCall(fc *fasthttp.RequestCtx) *call {
 	return c
 }
 
+// logRequest writes the one line per request: at info, or at error for a 5xx.
 func (s *Server) logRequest(c *call) {
 	level := slog.LevelInfo
 	if c.status >= 500 && c.status != http.StatusNotImplemented { // 501: the client asked for an unsupported feature
@@ -194,13 +201,45 @@ func (s *Server) logRequest(c *call) {
 	if !s.log.Enabled(c.ctx, level) {
 		return
 	}
-	s.log.LogAttrs(c.ctx, level, "request",
-		slog.String("method", c.method),
-		slog.String("path", c.targetPath),
+	op := "Unknown" // not routed: the request failed before its operation was known
+	if c.op != 0 {
+		op = c.op.String()
+	}
+	attrs := [...]slog.Attr{
+		slog.String("service", "table"),
+		slog.String("operation", op),
+		slog.String("account", c.account),
+		slog.String("resource", c.resourceName()),
 		slog.Int("status", c.status),
-		slog.Duration("duration", time.Since(c.start)),
+		slog.String("error_code", c.errCode),
+		slog.Float64("duration_ms", float64(time.Since(c.start).Microseconds())/1000),
+		slog.Int("bytes_in", len(c.fc.Request.Body())),
+		slog.Int("bytes_out", len(c.fc.Response.Body())),
+		slog.String("client", c.fc.RemoteAddr().String()),
+		slog.String("user_agent", string(c.fc.UserAgent())),
 		slog.String("request_id", c.requestID),
-	)
+		slog.String("auth_failure", c.authDetail),
+	}
+	n := len(attrs)
+	if c.authDetail == "" {
+		n-- // the last one is only for authentication failures
+	}
+	s.log.LogAttrs(c.ctx, level, "request", attrs[:n]...)
+}
+
+// resourceName is the table, or table(PartitionKey,RowKey) for one entity, for the log.
+func (c *call) resourceName() string {
+	switch c.res.kind {
+	case resEntity:
+		return c.res.table + "(" + c.res.pk + "," + c.res.rk + ")"
+	case resTables:
+		return "Tables"
+	case resService:
+		return "service"
+	case resBatch:
+		return "$batch"
+	}
+	return c.res.table
 }
 
 func (s *Server) setCommonHeaders(c *call) {
@@ -264,6 +303,7 @@ func (s *Server) serve(c *call) error {
 	if err != nil {
 		return err
 	}
+	c.op = authOperation(op, c.fc.Request.Header.Peek("If-Match") != nil)
 	if err := s.authenticate(c, op); err != nil {
 		return err
 	}
@@ -320,6 +360,7 @@ func (s *Server) resolveAccount(c *call) error {
 	c.account, c.pathStyle = account, pathStyle
 	if _, ok := s.accounts[account]; !ok {
 		// An unknown account cannot authenticate; Azure answers 403 as for a bad signature.
+		c.authDetail = "unknown account " + strconv.Quote(account)
 		return azerr.New(azerr.AuthenticationFailed)
 	}
 	return nil
@@ -502,6 +543,10 @@ func (s *Server) writeError(c *call, err error) {
 		return
 	}
 	e := azerr.From(err)
+	c.errCode = string(e.Code)
+	if d := auth.Detail(err); d != "" {
+		c.authDetail = d
+	}
 	if e.Code == azerr.InternalError || e.Code.Status() >= 500 && e.Code != azerr.NotImplemented {
 		s.log.Error("request failed", "request_id", c.requestID, "err", err)
 	}
