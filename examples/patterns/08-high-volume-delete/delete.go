@@ -35,7 +35,7 @@ type Result struct {
 func dayTable(day time.Time) string { return "LoginAttempts" + day.Format("20060102") }
 
 const (
-	users      = 20
+	users      = 10
 	perUserDay = 100
 	shared     = "LoginAttemptsAllDays"
 )

@@ -18,7 +18,7 @@ func TestHighVolumeDelete(t *testing.T) {
 	if !slices.Equal(res.TablesBefore, append(day, "LoginAttemptsAllDays")) {
 		t.Errorf("tables before: %v", res.TablesBefore)
 	}
-	// One request removed the day's 2,000 entities; the other days are untouched.
+	// One request removed the day's 1,000 entities; the other days are untouched.
 	if res.DeleteRequests != 1 || !slices.Equal(res.TablesAfter, []string{day[1], day[2], "LoginAttemptsAllDays"}) {
 		t.Errorf("after one delete: %v", res.TablesAfter)
 	}
