@@ -145,7 +145,7 @@ func Run(ctx context.Context, tables *aztables.ServiceClient, queues *azqueue.Se
 		if len(dies) > 0 && dies[0] == step {
 			dies = dies[1:]
 			res.Crashes++
-			fmt.Fprintf(out, "worker 1 dies after step %s\n", step)
+			fmt.Fprintf(out, "worker 1 dies after step %s\n", map[string]string{"archived": "4 (copied to Archive)", "deleted": "5 (deleted from Current)"}[step])
 			return true
 		}
 		return false
@@ -159,6 +159,7 @@ func Run(ctx context.Context, tables *aztables.ServiceClient, queues *azqueue.Se
 			break
 		}
 	}
+	fmt.Fprintln(out, "read both tables")
 	cur, _ := keys(ctx, a.Current)
 	arc, _ := keys(ctx, a.Archive)
 	fmt.Fprintf(out, "after worker 1: EmployeesCurrent %v, EmployeesArchive %v\n", cur, arc)
@@ -175,6 +176,7 @@ func Run(ctx context.Context, tables *aztables.ServiceClient, queues *azqueue.Se
 			break
 		}
 	}
+	fmt.Fprintln(out, "read both tables")
 	var err error
 	if res.Current, err = keys(ctx, a.Current); err != nil {
 		return res, err
