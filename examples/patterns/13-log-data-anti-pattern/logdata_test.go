@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
+
 	"github.com/tablo/tablo/examples/internal/tablotest"
 )
 
@@ -41,5 +43,22 @@ func TestLogDataAntiPattern(t *testing.T) {
 	}
 	if p[0].Scanned*3 > byTime.Written-byTime.Refused {
 		t.Errorf("by time the window read %d of %d", p[0].Scanned, byTime.Written-byTime.Refused)
+	}
+}
+
+func TestLogDataInBlobs(t *testing.T) {
+	srv := tablotest.StartWith(t, "blob")
+	blobs, err := azblob.NewClientFromConnectionString(srv.Conn, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := RunBlobs(context.Background(), blobs, 3000, tablotest.Writer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Ten minute blobs; the window lists and reads two of them and finds exactly its errors.
+	slices.Sort(o.Found)
+	if o.Blobs != 10 || o.Listed != 2 || len(o.Expected) == 0 || !slices.Equal(o.Found, o.Expected) {
+		t.Errorf("%d blobs, %d read; found %d of %d", o.Blobs, o.Listed, len(o.Found), len(o.Expected))
 	}
 }
