@@ -53,9 +53,11 @@ type tabloProc struct {
 	cmd      *exec.Cmd
 	endpoint string
 	addr     string
-	stderr   *lockedBuffer
-	exited   chan struct{}
-	waitErr  error
+	// queueEndpoint is the Queue service's URL (on its own free port).
+	queueEndpoint string
+	stderr        *lockedBuffer
+	exited        chan struct{}
+	waitErr       error
 }
 
 func freeLoopbackPort(t *testing.T) int {
@@ -79,8 +81,10 @@ func startTablo(t *testing.T, bin, dataDir string, extra ...string) (*tabloProc,
 		exited: make(chan struct{}),
 	}
 	p.endpoint = "http://" + p.addr + "/" + devAccount
+	queuePort := freeLoopbackPort(t)
+	p.queueEndpoint = fmt.Sprintf("http://127.0.0.1:%d/%s", queuePort, devAccount)
 	p.cmd = exec.Command(bin, append([]string{"--host", "127.0.0.1", "--table-port", strconv.Itoa(port),
-		"--data-dir", dataDir, "--log-level", "warn"}, extra...)...)
+		"--queue-port", strconv.Itoa(queuePort), "--data-dir", dataDir, "--log-level", "warn"}, extra...)...)
 	p.cmd.Stderr = p.stderr
 	p.cmd.Stdout = p.stderr
 	began := time.Now()

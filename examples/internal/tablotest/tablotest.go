@@ -34,14 +34,19 @@ type Server struct {
 	PartitionsURL string
 }
 
-// StartWith starts Tablo with the Table service and the other services named ("queue",
-// "blob"). A test that needs a service this build lacks is skipped, naming the service.
+// StartWith starts Tablo and adds the endpoints of the other services named ("queue",
+// "blob") to Conn. A test that needs a service this build lacks is skipped, naming it.
 func StartWith(t testing.TB, services ...string) *Server {
 	t.Helper()
+	srv, a := start(t, "")
 	for _, s := range services {
-		t.Skipf("needs the %s service, which this build of Tablo does not have yet", s)
+		addr := a.ServiceAddr(s)
+		if addr == nil {
+			t.Skipf("needs the %s service, which this build of Tablo does not have", s)
+		}
+		srv.Conn += fmt.Sprintf("%s%sEndpoint=http://%s/%s;", strings.ToUpper(s[:1]), s[1:], addr, account)
 	}
-	return Start(t)
+	return srv
 }
 
 // Start starts Tablo (in memory: the examples test behaviour, not durability) and stops it
@@ -50,6 +55,13 @@ func Start(t testing.TB) *Server { return StartEmulating(t, "") }
 
 // StartEmulating starts Tablo with the --emulate-targets spec emulate ("" observes only).
 func StartEmulating(t testing.TB, emulate string) *Server {
+	t.Helper()
+	srv, _ := start(t, emulate)
+	return srv
+}
+
+// start starts every service this build has, each on a free port.
+func start(t testing.TB, emulate string) (*Server, *app.App) {
 	t.Helper()
 	cfg := config.Config{Host: "127.0.0.1", InMemory: true, Accounts: []auth.Account{auth.DevAccount()}}
 	var err error
@@ -75,7 +87,7 @@ func StartEmulating(t testing.TB, emulate string) *Server {
 	return &Server{
 		Conn:          fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s;", account, key, endpoint),
 		PartitionsURL: admin.URL + "/partitions",
-	}
+	}, a
 }
 
 // TableService returns a Table service client that records query plans (printing them to
