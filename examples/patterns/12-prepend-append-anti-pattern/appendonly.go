@@ -65,8 +65,11 @@ type Outcome struct {
 	Inserts      int            // attempted
 	Busy         int            // refused: 503 ServerBusy or 500 OperationTimedOut
 	PerPartition map[string]int // stored, per PartitionKey
-	Appended     int            // stored inserts whose key sorted after every key stored before
+	Appended     int            // inserts whose key sorts after the keys of every event before it
 	Stats        *TableStats    // Tablo's partition statistics for the table (nil without them)
+	// Refusals by Tablo's reason during this design's run: "partition" (a PartitionKey over
+	// its target), "server" (a partition server over capacity), "moving" (a range moving).
+	Reasons map[string]uint64
 }
 
 // TableStats is the part of Tablo's partition statistics (GET /partitions) read here.
@@ -91,13 +94,25 @@ type TableStats struct {
 func Run(ctx context.Context, svc *aztables.ServiceClient, statsURL string, load Load, out io.Writer) ([]Outcome, error) {
 	var outs []Outcome
 	for _, d := range []Design{ByHour, ByEmployee} {
+		var before map[string]uint64
+		if statsURL != "" {
+			var err error
+			if _, before, err = stats(ctx, statsURL, ""); err != nil {
+				return outs, err
+			}
+		}
 		o, err := drive(ctx, svc, d, load)
 		if err != nil {
 			return outs, err
 		}
 		if statsURL != "" {
-			if o.Stats, err = tableStats(ctx, statsURL, d.Table); err != nil {
+			var after map[string]uint64
+			if o.Stats, after, err = stats(ctx, statsURL, d.Table); err != nil {
 				return outs, err
+			}
+			o.Reasons = map[string]uint64{}
+			for k, v := range after {
+				o.Reasons[k] = v - before[k]
 			}
 		}
 		report(out, o)
@@ -119,7 +134,7 @@ func drive(ctx context.Context, svc *aztables.ServiceClient, d Design, load Load
 		mu       sync.Mutex
 		wg       sync.WaitGroup
 		firstErr error
-		maxKey   string
+		keys     []string // by event number
 		start    = time.Now()
 		clock    = time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC) // the log's clock
 	)
@@ -139,13 +154,13 @@ func drive(ctx context.Context, svc *aztables.ServiceClient, d Design, load Load
 				_, err := t.AddEntity(ctx, b, nil)
 				mu.Lock()
 				o.Inserts++
+				for int64(len(keys)) <= n {
+					keys = append(keys, "")
+				}
+				keys[n] = pk + "\x00" + rk
 				switch {
 				case err == nil:
 					o.PerPartition[pk]++
-					if k := pk + "\x00" + rk; k > maxKey {
-						maxKey = k
-						o.Appended++
-					}
 				case refused(err):
 					o.Busy++
 				case firstErr == nil:
@@ -156,6 +171,14 @@ func drive(ctx context.Context, svc *aztables.ServiceClient, d Design, load Load
 		})
 	}
 	wg.Wait()
+	// Where did each event's key go, relative to the keys of the events before it?
+	maxKey := ""
+	for _, k := range keys {
+		if k > maxKey {
+			maxKey = k
+			o.Appended++
+		}
+	}
 	return o, firstErr
 }
 
@@ -165,15 +188,16 @@ func refused(err error) bool {
 	return errors.As(err, &re) && (re.ErrorCode == "ServerBusy" || re.ErrorCode == "OperationTimedOut")
 }
 
-// tableStats reads Tablo's partition statistics for one table.
-func tableStats(ctx context.Context, url, table string) (*TableStats, error) {
+// stats reads Tablo's partition statistics: one table's (none when table is ""), and the
+// refusals so far by reason.
+func stats(ctx context.Context, url, table string) (*TableStats, map[string]uint64, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("partition statistics: %w", err)
+		return nil, nil, fmt.Errorf("partition statistics: %w", err)
 	}
 	defer resp.Body.Close()
 	var snap struct {
@@ -181,9 +205,13 @@ func tableStats(ctx context.Context, url, table string) (*TableStats, error) {
 		Events []struct {
 			Time, Kind, Table, Range, New, Key string
 		} `json:"events"`
+		Busy map[string]uint64 `json:"serverBusy"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&snap); err != nil {
-		return nil, fmt.Errorf("partition statistics: %w", err)
+		return nil, nil, fmt.Errorf("partition statistics: %w", err)
+	}
+	if table == "" {
+		return nil, snap.Busy, nil
 	}
 	for _, ts := range snap.Tables {
 		if ts.Name == table {
@@ -192,10 +220,10 @@ func tableStats(ctx context.Context, url, table string) (*TableStats, error) {
 					ts.Events = append(ts.Events, fmt.Sprintf("%s %s %s", e.Kind, e.Range, e.Key))
 				}
 			}
-			return &ts, nil
+			return &ts, snap.Busy, nil
 		}
 	}
-	return nil, fmt.Errorf("partition statistics: no table %s", table)
+	return nil, nil, fmt.Errorf("partition statistics: no table %s", table)
 }
 
 func report(out io.Writer, o Outcome) {
@@ -204,7 +232,7 @@ func report(out io.Writer, o Outcome) {
 		stored += n
 	}
 	fmt.Fprintf(out, "%s\n  %d inserts: %d stored, %d refused (ServerBusy)\n", o.Design, o.Inserts, stored, o.Busy)
-	fmt.Fprintf(out, "  %d of the stored inserts sorted after every key before them (appended at the end of the key space)\n", o.Appended)
+	fmt.Fprintf(out, "  %d of the %d keys sorted after every key written before them (appended at the end of the key space)\n", o.Appended, o.Inserts)
 	keys := make([]string, 0, len(o.PerPartition))
 	for k := range o.PerPartition {
 		keys = append(keys, k)
@@ -218,6 +246,8 @@ func report(out io.Writer, o Outcome) {
 	if o.Stats == nil {
 		return
 	}
+	fmt.Fprintf(out, "  refused because: a partition over its target %d, a partition server over capacity %d, a range moving %d\n",
+		o.Reasons["partition"], o.Reasons["server"], o.Reasons["moving"])
 	fmt.Fprintf(out, "  range partitions: %d\n", len(o.Stats.Ranges))
 	for _, r := range o.Stats.Ranges {
 		high := r.High

@@ -12,10 +12,10 @@ import (
 )
 
 func TestLogDataAntiPattern(t *testing.T) {
-	// A partition's target scaled down to 150 entities/s and the heat period to 200 ms.
-	srv := tablotest.StartEmulating(t, "partition=150,server=1000000,heat=200ms,move=100ms,tick=50ms")
+	// A partition's target scaled down to 100 entities/s and the heat period to 200 ms.
+	srv := tablotest.StartEmulating(t, "partition=100,server=1000000,heat=200ms,move=100ms,tick=50ms")
 	svc, rec := srv.TableService(t, false)
-	outs, err := Run(context.Background(), svc, srv.PartitionsURL, Load{Rate: 500, Duration: 600 * time.Millisecond, Writers: 4}, tablotest.Writer(t))
+	outs, err := Run(context.Background(), svc, srv.PartitionsURL, Load{Rate: 300, Duration: 600 * time.Millisecond, Writers: 4}, tablotest.Writer(t))
 	if err != nil {
 		t.Fatal(err)
 	}
