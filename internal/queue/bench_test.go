@@ -21,7 +21,7 @@ func fill(t testing.TB, s *Service, name string, n int) {
 					return err
 				}
 			}
-			return nil
+			return s.addCount(ctx, tx, qid, int64(k))
 		})
 		if err != nil {
 			t.Fatal(err)
