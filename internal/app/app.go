@@ -23,6 +23,7 @@ import (
 	"github.com/tablo/tablo/internal/config"
 	"github.com/tablo/tablo/internal/datadir"
 	"github.com/tablo/tablo/internal/httpserve"
+	"github.com/tablo/tablo/internal/metrics"
 	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/queue"
 	"github.com/tablo/tablo/internal/queuewire"
@@ -45,6 +46,7 @@ type App struct {
 	served    chan error
 	closeOnce sync.Once
 	closeErr  error
+	*ops      // TLS, metrics, admin listener, reset/restore gate (ops.go)
 }
 
 // listener is one service's bound socket and its HTTP server.
@@ -83,7 +85,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	if cfg.Host == "" {
 		cfg.Host = config.DefaultHost
 	}
-	a := &App{cfg: cfg, log: log, served: make(chan error, 4)}
+	a := &App{cfg: cfg, log: log, served: make(chan error, 4), ops: newOps()}
 	ok := false
 	defer func() {
 		if !ok {
@@ -97,6 +99,9 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 		}
 		a.listeners = append(a.listeners, &listener{service: sp.service, flag: sp.flag, ln: ln})
 	}
+	if err := a.bindAdmin(); err != nil {
+		return nil, err
+	}
 	dir := cfg.DataDir
 	if !cfg.InMemory {
 		claim, err := datadir.Acquire(cfg.DataDir)
@@ -104,6 +109,10 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 			return nil, err
 		}
 		a.claim, dir = claim, claim.Dir()
+	}
+	o := a.ops
+	if err := o.loadTLS(cfg, dir); err != nil {
+		return nil, err
 	}
 	db, err := pebblestore.Open(pebblestore.Options{Dir: dir, InMemory: cfg.InMemory, Logger: log, GroupCommitWindow: cfg.GroupCommitWindow})
 	if err != nil {
@@ -114,16 +123,26 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	a.qsv = queue.New(db, queue.Options{Logger: log})
 	a.parts = partition.New(cfg.Partition)
 	a.parts.SetFaults(cfg.Faults)
-	tableSrv := server.New(server.Options{Service: a.svc, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow, Partitions: a.parts})
+	tableSrv := server.New(server.Options{Service: a.svc, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow, Partitions: a.parts,
+		Metrics: o.metrics, OAuth: cfg.OAuth == "basic"})
+	o.dropCaches = append(o.dropCaches, a.svc.DropCaches, tableSrv.DropCaches, a.qsv.DropCaches)
+	o.deleteAccount = append(o.deleteAccount, a.svc.DeleteAccount)
+	metrics.RegisterEngine(o.reg, db.Stats)
+	metrics.RegisterTable(o.reg, a.svc.Stats)
 	for _, l := range a.listeners {
 		switch l.service {
 		case "Table":
 			l.http = tableSrv.NewHTTPServer()
 		case "Queue":
-			l.http = queuewire.New(queuewire.Options{Service: a.qsv, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow}).NewHTTPServer()
+			qsrv := queuewire.New(queuewire.Options{Service: a.qsv, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow,
+				Metrics: o.metrics, OAuth: cfg.OAuth == "basic"})
+			o.dropCaches = append(o.dropCaches, qsrv.DropCaches)
+			l.http = qsrv.NewHTTPServer()
 		}
+		o.serveStorage(strings.ToLower(l.service), l.http)
 		go func() { a.served <- l.http.Serve(l.ln) }()
 	}
+	a.serveAdmin()
 	if cfg.PprofAddr != "" {
 		a.startPprof(cfg.PprofAddr)
 	}
@@ -147,6 +166,9 @@ func listen(host string, sp listenSpec) (net.Listener, error) {
 	return nil, fmt.Errorf("%s service: cannot listen on %s: %w", sp.service, addr, err)
 }
 
+// Engine is the storage engine the App opened (for diagnostics and tests).
+func (a *App) Engine() *pebblestore.DB { return a.db }
+
 // Partitions is the partition layer: its Handler is the admin API of partitions and faults.
 func (a *App) Partitions() *partition.Layer { return a.parts }
 
@@ -156,7 +178,7 @@ func (a *App) startPprof(addr string) {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	// The partition layer's JSON API, until the admin listener serves it.
+	// The partition layer's JSON API, also on the admin listener.
 	mux.Handle("/partitions", a.parts.Handler())
 	mux.Handle("/faults", a.parts.Handler())
 	a.pprof = &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -171,6 +193,9 @@ func (a *App) startPprof(addr string) {
 func (a *App) abort() {
 	for _, l := range a.listeners {
 		_ = l.ln.Close()
+	}
+	if a.adminLn != nil {
+		_ = a.adminLn.Close()
 	}
 	if a.qsv != nil {
 		a.qsv.Close()
@@ -238,6 +263,9 @@ func (a *App) close(ctx context.Context) error {
 		})
 	}
 	wg.Wait()
+	if err := a.closeAdmin(ctx); err != nil {
+		errs = append(errs, err)
+	}
 	if a.pprof != nil {
 		_ = a.pprof.Close()
 	}

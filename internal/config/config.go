@@ -52,6 +52,9 @@ type Config struct {
 	// RequestDateWindow is how far a Shared Key request's date may lie from the server's
 	// clock (0 = Azure's 15 minutes).
 	RequestDateWindow time.Duration
+
+	// Operations: TLS, OAuth and the admin listener (see ops.go).
+	Ops
 }
 
 // Defaults for the zero values a Config built in code may leave.
@@ -72,7 +75,7 @@ type Flag struct {
 
 // flags is the table of server flags, bound to c's fields; each Value sets its default.
 func (c *Config) flags() []Flag {
-	return []Flag{
+	return append([]Flag{
 		{"host", String(&c.Host, DefaultHost), "address to listen on; 0.0.0.0 or :: listens on every interface"},
 		{"table-port", Port(&c.TablePort, DefaultTablePort), "Table service port (0 picks a free one)"},
 		{"queue-port", Port(&c.QueuePort, DefaultQueuePort), "Queue service port (0 picks a free one)"},
@@ -90,7 +93,7 @@ func (c *Config) flags() []Flag {
 		{"faults", Parsed(&c.Faults, "", "spec", partition.ParseFaults), "inject seeded faults, e.g. 'seed=7; fault=busy op=write p=0.1' (see docs/architecture.md; off when empty)"},
 		{"request-date-window", PositiveDuration(&c.RequestDateWindow, 15*time.Minute), "how far a Shared Key request's x-ms-date (or Date) may lie from the server's clock before it is refused, as Azure refuses it after 15m; widen it if test clocks drift"},
 		{"pprof", String(&c.PprofAddr, ""), "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (off when empty)"},
-	}
+	}, c.opsFlags()...)
 }
 
 // Available lists the services this build can start, in start-up order. Blob has its
@@ -167,6 +170,7 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	if !c.InMemory && c.DataDir == "" {
 		errs = append(errs, errors.New("--data-dir must not be empty (or use --in-memory)"))
 	}
+	errs = append(errs, c.finishOps()...)
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, fmt.Errorf("config: %w", err)
 	}

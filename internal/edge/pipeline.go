@@ -20,6 +20,7 @@ import (
 	"github.com/tablo/tablo/internal/auth"
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/entity"
+	"github.com/tablo/tablo/internal/metrics"
 )
 
 // DefaultVersion is the x-ms-version echoed when a request sends none.
@@ -42,6 +43,10 @@ type Options struct {
 	// RequestDateWindow is how far a Shared Key request's date may lie from Now (default
 	// DefaultRequestDateWindow, Azure's).
 	RequestDateWindow time.Duration
+	// Metrics, when set, records every request under the service's name.
+	Metrics *metrics.Metrics
+	// OAuth accepts Microsoft Entra ID bearer tokens (bearer.go).
+	OAuth bool
 }
 
 // DefaultRequestDateWindow is Azure's limit on a Shared Key request's date: older (or
@@ -72,6 +77,9 @@ type Pipeline struct {
 	idSeq    atomic.Uint64
 	// props caches each account's decoded service properties (CORS rules).
 	props propsCache
+	// metrics records requests (nil: off); oauth accepts bearer tokens.
+	metrics *metrics.Service
+	oauth   bool
 }
 
 // New returns a Pipeline.
@@ -106,6 +114,10 @@ func New(o Options) *Pipeline {
 	for i := range o.Accounts {
 		p.accounts[o.Accounts[i].Name] = auth.NewVerifier(&o.Accounts[i])
 	}
+	if o.Metrics != nil {
+		p.metrics = o.Metrics.Service(strings.ToLower(p.svc.String()), operationNames())
+	}
+	p.oauth = o.OAuth
 	return p
 }
 
@@ -159,8 +171,10 @@ func (p *Pipeline) Recover(c *Call, recovered any, stack func() []byte) {
 	}
 }
 
-// LogRequest writes the one line per request: at info, or at error for a 5xx.
+// LogRequest writes the one line per request: at info, or at error for a 5xx. It also
+// records the request's metrics.
 func (p *Pipeline) LogRequest(c *Call, resource func() string) {
+	p.metrics.Observe(int(c.Op), c.Status, time.Since(c.Start), len(c.FC.Request.Body()), len(c.FC.Response.Body()))
 	level := slog.LevelInfo
 	if c.Status >= 500 && c.Status != http.StatusNotImplemented { // 501: the client asked for an unsupported feature
 		level = slog.LevelError
@@ -404,6 +418,11 @@ func (p *Pipeline) Authenticate(c *Call, t AuthTarget) (*auth.SAS, error) {
 		}
 		return sas, nil
 	}
+	if p.oauth {
+		if token, ok := cutBearer(authz); ok {
+			return nil, p.authenticateBearer(c, token)
+		}
+	}
 	// ResolveAccount took the request-target apart already.
 	req := auth.RequestInfo{
 		Method:    c.Method,
@@ -508,8 +527,8 @@ func (p *Pipeline) WriteError(c *Call, err error) {
 	// XML error; JSON has no such member, so there it is a line of the message, before
 	// RequestId and Time (which end every message).
 	detail := ""
-	if e.Code == azerr.AuthenticationFailed {
-		detail = auth.Detail(err)
+	if e.Code == azerr.AuthenticationFailed || e.Code == azerr.InvalidAuthenticationInfo && e.Status() == 401 {
+		detail = auth.Detail(err) // the 401 is a refused bearer token (bearer.go)
 	}
 	rp := &Reply{Status: e.Status(), ErrorCode: string(e.Code)}
 	if c.XMLErrors {
