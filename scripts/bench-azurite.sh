@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench-azurite.sh: measure Tablo (default durable mode) and Azurite side by side through the
-# official Go SDK, against the null-server ceiling of this machine, and write docs/benchmarks.md.
+# official Go SDKs (aztables for the Table service, azqueue for the Queue service), against the
+# null-server ceiling of this machine, and write docs/benchmarks.md.
 #
 # Everything runs on 127.0.0.1, every run is bounded by an operation count and a duration, and
 # every process this script starts is stopped on exit. Tablo is skipped (with a note in the
@@ -9,7 +10,9 @@
 # Environment knobs (defaults keep the whole run to a few minutes on 2 cores):
 #   BENCH_OPS=20000 BENCH_DURATION=4s BENCH_PRELOAD=5000 BENCH_CONCURRENCY="1 16"
 #   BENCH_ENTITY_SIZE=256 BENCH_WORKLOADS=all BENCH_OUT=docs/benchmarks.md BENCH_ROUNDS=1
-#   AZURITE_PORT=10102 TABLO_PORT=10302 NULL_PORT=10202
+#   BENCH_SERVICES="table queue" BENCH_QUEUE_MESSAGES=2000 (preload and op bound of a queue run; Azurite answers no
+#   get within 30 s once its queue holds ~12,000 messages)
+#   AZURITE_PORT=10102 TABLO_PORT=10302 NULL_PORT=10202 AZURITE_QUEUE_PORT=10103 TABLO_QUEUE_PORT=10303
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,9 +30,19 @@ ROUNDS=${BENCH_ROUNDS:-1}
 AZURITE_PORT=${AZURITE_PORT:-10102}
 TABLO_PORT=${TABLO_PORT:-10302}
 NULL_PORT=${NULL_PORT:-10202}
+SERVICES=${BENCH_SERVICES:-"table queue"}
+QUEUE_MESSAGES=${BENCH_QUEUE_MESSAGES:-2000}
+AZURITE_QUEUE_PORT=${AZURITE_QUEUE_PORT:-10103}
+TABLO_QUEUE_PORT=${TABLO_QUEUE_PORT:-10303}
+has_service() { [[ " $SERVICES " == *" $1 "* ]]; }
 
 DEV_KEY='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
-conn() { echo "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=$DEV_KEY;TableEndpoint=http://127.0.0.1:$1/devstoreaccount1;"; }
+# conn TABLE_PORT [QUEUE_PORT]: a connection string naming the Table and, given, Queue endpoint.
+conn() {
+	echo -n "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=$DEV_KEY;TableEndpoint=http://127.0.0.1:$1/devstoreaccount1;"
+	[[ -z ${2:-} ]] || echo -n "QueueEndpoint=http://127.0.0.1:$2/devstoreaccount1;"
+	echo
+}
 
 WORK=$(mktemp -d /tmp/tablo-bench.XXXXXX)
 PIDS=()
@@ -86,17 +99,29 @@ AZURITE_PID=$!
 PIDS+=("$AZURITE_PID")
 wait_port "$AZURITE_PORT" "$AZURITE_PID" 30 || { cat "$WORK/azurite.log" >&2; log "Azurite did not start"; exit 1; }
 AZURITE_CMD="azurite-table --inMemoryPersistence --skipApiVersionCheck --loose --silent --disableTelemetry --tableHost 127.0.0.1 --tablePort $AZURITE_PORT"
+# Azurite's Queue service is its own process (its own CPU figure).
+AZURITE_QUEUE_CMD=""
+if has_service queue; then
+	mkdir -p "$WORK/azurite-queue-data"
+	(cd "$WORK/azurite-queue-data" && exec "$WORK/azurite/node_modules/.bin/azurite-queue" --inMemoryPersistence \
+		--skipApiVersionCheck --loose --silent --disableTelemetry \
+		--queueHost 127.0.0.1 --queuePort "$AZURITE_QUEUE_PORT" >"$WORK/azurite-queue.log" 2>&1) &
+	AZURITE_QUEUE_PID=$!
+	PIDS+=("$AZURITE_QUEUE_PID")
+	wait_port "$AZURITE_QUEUE_PORT" "$AZURITE_QUEUE_PID" 30 || { cat "$WORK/azurite-queue.log" >&2; log "Azurite's queue service did not start"; exit 1; }
+	AZURITE_QUEUE_CMD="azurite-queue --inMemoryPersistence --skipApiVersionCheck --loose --silent --disableTelemetry --queueHost 127.0.0.1 --queuePort $AZURITE_QUEUE_PORT"
+fi
 
 # --- Tablo --------------------------------------------------------------------------------------
 TABLO_OK=0
 TABLO_CMD=""
 if [[ $TABLO_BUILT == 1 ]]; then
 	mkdir -p "$WORK/tablo-data"
-	"$WORK/tablo" --data-dir "$WORK/tablo-data" --host 127.0.0.1 --table-port "$TABLO_PORT" --services table --log-level warn \
-		>"$WORK/tablo.log" 2>&1 &
+	"$WORK/tablo" --data-dir "$WORK/tablo-data" --host 127.0.0.1 --table-port "$TABLO_PORT" \
+		--queue-port "$TABLO_QUEUE_PORT" --services table,queue --log-level warn >"$WORK/tablo.log" 2>&1 &
 	TABLO_PID=$!
 	PIDS+=("$TABLO_PID")
-	TABLO_CMD="tablo --data-dir \$(mktemp -d) --host 127.0.0.1 --table-port $TABLO_PORT --services table --log-level warn"
+	TABLO_CMD="tablo --data-dir \$(mktemp -d) --host 127.0.0.1 --table-port $TABLO_PORT --queue-port $TABLO_QUEUE_PORT --services table,queue --log-level warn"
 	if wait_port "$TABLO_PORT" "$TABLO_PID" 20; then
 		TABLO_OK=1
 	else
@@ -121,7 +146,8 @@ NULL_CMD="$BENCH_NAME ${NULL_ARGS[*]}"
 RESULTS="$WORK/results.jsonl"
 COMMON=(--ops "$OPS" --duration "$DURATION" --preload "$PRELOAD" --entity-size "$ENTITY_SIZE" --workloads "$WORKLOADS" --rounds "$ROUNDS" --json "$RESULTS")
 START=$(date +%s)
-for c in $CONCURRENCY; do
+has_service table || CONCURRENCY_TABLE=""
+for c in ${CONCURRENCY_TABLE-$CONCURRENCY}; do
 	log "concurrency $c: null server"
 	args=(--conn "$(conn "$NULL_PORT")" --label null --pid "$NULL_PID" --concurrency "$c" "${COMMON[@]}")
 	"${BENCH[@]}" "${args[@]}" >&2
@@ -141,11 +167,38 @@ for c in $CONCURRENCY; do
 		record "$BENCH_NAME --conn \"\$AZURITE\" --label azurite --pid \$AZURITE_PID --concurrency $c ${COMMON[*]}"
 	fi
 done
+
+# Queue workloads: each run preloads (get-delete, peek) and is bounded by the same message
+# count, so a get-delete run never drains its queue. The null server answers Queue requests
+# on its one port.
+QRESULTS="$WORK/queue-results.jsonl"
+QCOMMON=(--ops "$QUEUE_MESSAGES" --duration "$DURATION" --preload "$QUEUE_MESSAGES" --workloads queue --rounds "$ROUNDS" --json "$QRESULTS")
+if has_service queue; then
+	for c in $CONCURRENCY; do
+		log "queue, concurrency $c: null server"
+		"${BENCH[@]}" --conn "$(conn "$NULL_PORT" "$NULL_PORT")" --label null --pid "$NULL_PID" --concurrency "$c" "${QCOMMON[@]}" >&2
+		record "$BENCH_NAME --conn \"\$NULL\" --label null --pid \$NULL_PID --concurrency $c ${QCOMMON[*]}"
+		if [[ $TABLO_OK == 1 ]]; then
+			log "queue, concurrency $c: tablo vs azurite"
+			"${BENCH[@]}" --conn "$(conn "$TABLO_PORT" "$TABLO_QUEUE_PORT")" --label tablo --pid "$TABLO_PID" \
+				--compare "$(conn "$AZURITE_PORT" "$AZURITE_QUEUE_PORT")" --compare-label azurite --compare-pid "$AZURITE_QUEUE_PID" \
+				--concurrency "$c" "${QCOMMON[@]}" >&2 || log "some tablo/azurite queue runs failed (see the report)"
+			record "$BENCH_NAME --conn \"\$TABLO\" --label tablo --pid \$TABLO_PID --compare \"\$AZURITE_QUEUE\" --compare-label azurite --compare-pid \$AZURITE_QUEUE_PID --concurrency $c ${QCOMMON[*]}"
+		fi
+	done
+fi
 ELAPSED=$(( $(date +%s) - START ))
 
 REPORT_ARGS=(report --ceiling null)
 [[ $TABLO_OK == 1 ]] && REPORT_ARGS+=(--ratio tablo/azurite)
-"${BENCH[@]}" "${REPORT_ARGS[@]}" "$RESULTS" >"$WORK/tables.md"
+touch "$RESULTS" "$QRESULTS"
+if has_service table; then
+	"${BENCH[@]}" "${REPORT_ARGS[@]}" "$RESULTS" >"$WORK/tables.md"
+else
+	echo "Table workloads were not run (BENCH_SERVICES=\"$SERVICES\")." >"$WORK/tables.md"
+fi
+"${BENCH[@]}" "${REPORT_ARGS[@]}" "$QRESULTS" >"$WORK/queue-tables.md"
+AZQUEUE=$(go list -m -f '{{.Version}}' github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue 2>/dev/null || echo unknown)
 
 # --- docs/benchmarks.md -------------------------------------------------------------------------
 CPU_MODEL=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || echo unknown)
@@ -186,7 +239,7 @@ mkdir -p "$(dirname "$OUT")"
 	echo "| Node.js | $(node --version) |"
 	echo "| Azurite | $AZURITE_VERSION (npm), in-memory |"
 	echo "| Tablo | commit $COMMIT, default durable mode$([[ $TABLO_OK == 1 ]] || echo ' (skipped, see below)') |"
-	echo "| client | aztables $AZTABLES, azcore $AZCORE, retries off, keep-alive pool sized to the concurrency |"
+	echo "| client | aztables $AZTABLES, azqueue $AZQUEUE, azcore $AZCORE, retries off, keep-alive pool sized to the concurrency |"
 	echo
 	if [[ -n $TABLO_NOTE ]]; then
 		echo "> $TABLO_NOTE"
@@ -215,6 +268,16 @@ mkdir -p "$(dirname "$OUT")"
 	echo
 	sed 's/^### /#### /' "$WORK/tables.md"
 	echo
+	if has_service queue; then
+		echo "### Queue results"
+		echo
+		echo "Queue workloads (Azurite's queue service is its own process; its CPU is that process's)."
+		echo "Each run puts $QUEUE_MESSAGES messages first where the workload reads them, and is bounded by"
+		echo "$QUEUE_MESSAGES operations or $DURATION. One get-delete op is two requests, one pipeline op three."
+		echo
+		sed 's/^### /#### /' "$WORK/queue-tables.md"
+		echo
+	fi
 	echo "### Exact commands"
 	echo
 	echo '```sh'
@@ -223,11 +286,14 @@ mkdir -p "$(dirname "$OUT")"
 	[[ -n $TABLO_CMD ]] && echo "go build -o /tmp/tablo ./cmd/tablo && $TABLO_CMD &"
 	echo "$NULL_CMD &"
 	echo "# connection strings: AccountName=devstoreaccount1, the development key, TableEndpoint=http://127.0.0.1:<port>/devstoreaccount1"
-	echo "# NULL=:$NULL_PORT AZURITE=:$AZURITE_PORT TABLO=:$TABLO_PORT"
+	[[ -n $AZURITE_QUEUE_CMD ]] && echo "$AZURITE_QUEUE_CMD &"
+	echo "# NULL=:$NULL_PORT AZURITE=:$AZURITE_PORT TABLO=:$TABLO_PORT; for queue runs they also name QueueEndpoint"
+	echo "# (NULL=:$NULL_PORT AZURITE_QUEUE=:$AZURITE_QUEUE_PORT TABLO=:$TABLO_QUEUE_PORT)"
 	for cmd in "${COMMANDS[@]}"; do
-		echo "$cmd" | sed "s|$WORK/results.jsonl|results.jsonl|"
+		echo "$cmd" | sed "s|$WORK/results.jsonl|results.jsonl|; s|$WORK/queue-results.jsonl|queue-results.jsonl|"
 	done
 	echo "$BENCH_NAME ${REPORT_ARGS[*]} results.jsonl"
+	has_service queue && echo "$BENCH_NAME ${REPORT_ARGS[*]} queue-results.jsonl"
 	echo '```'
 	echo
 	echo "$MARKER"

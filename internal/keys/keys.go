@@ -289,6 +289,10 @@ func QueueMessage(queueID, seq uint64) []byte {
 	return binary.BigEndian.AppendUint64(QueueMessagePrefix(queueID), seq)
 }
 
+// QueueCount is the key of a queue's message counter (inside QueueData: Clear and Delete
+// Queue drop it with the messages).
+func QueueCount(queueID uint64) []byte { return append(QueueData(queueID), 'n') }
+
 // QueueVisiblePrefix is the prefix of a queue's visibility index.
 func QueueVisiblePrefix(queueID uint64) []byte { return append(QueueData(queueID), 'v') }
 

@@ -130,7 +130,7 @@ func (s *Service) PutMessage(ctx context.Context, account, name, text string, vi
 			return err
 		}
 		out = s.out(qid, m, true)
-		return nil
+		return s.addCount(ctx, tx, qid, 1)
 	})
 	return out, err
 }
@@ -263,18 +263,16 @@ func (s *Service) GetMessages(ctx context.Context, account, name string, n int, 
 		return nil, outOfRange("visibilitytimeout", visibilityTimeout, 1, MaxVisibilityTimeout)
 	}
 	var out []Message
-	var newHint position
-	var st *qstate
 	err := s.withQueue(ctx, account, name, func(tx store.Txn, qid uint64) error {
 		out = out[:0]
-		st = s.state(qid)
+		st := s.state(qid)
 		now := s.clock()
 		var taken []*message
-		var err error
-		newHint, err = walkVisible(ctx, s.storeReader(ctx), qid, st.load(), now, n, func(m *message) bool {
+		var expired int64
+		newHint, err := walkVisible(ctx, s.storeReader(ctx), qid, st.load(), now, n, func(m *message) bool {
 			taken = append(taken, m)
 			return len(taken) < n
-		}, func(m *message) error { return deleteMessage(tx, qid, m) })
+		}, func(m *message) error { expired++; return deleteMessage(tx, qid, m) })
 		if err != nil {
 			return err
 		}
@@ -293,12 +291,20 @@ func (s *Service) GetMessages(ctx context.Context, account, name string, n int, 
 			}
 			out = append(out, s.out(qid, m, true))
 		}
+		if err := s.addCount(ctx, tx, qid, -expired); err != nil {
+			return err
+		}
+		// Raise the hint before the commit's fsync, still under the lock: the next
+		// consumer, which will read this write once it holds the lock, then starts past the
+		// entries just taken instead of stepping over them (their tombstones) again. Only a
+		// failed commit could leave it too high, and a failed commit means the engine is
+		// failing anyway.
+		st.raise(newHint)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	st.raise(newHint)
 	return out, nil
 }
 
@@ -379,7 +385,10 @@ func (s *Service) DeleteMessage(ctx context.Context, account, name, id, popRecei
 		if err != nil {
 			return err
 		}
-		return deleteMessage(tx, qid, m)
+		if err := deleteMessage(tx, qid, m); err != nil {
+			return err
+		}
+		return s.addCount(ctx, tx, qid, -1)
 	})
 }
 
@@ -429,6 +438,9 @@ func (s *Service) UpdateMessage(ctx context.Context, account, name, id, popRecei
 // ClearMessages deletes every message of a queue (one range delete).
 func (s *Service) ClearMessages(ctx context.Context, account, name string) error {
 	return s.withQueue(ctx, account, name, func(tx store.Txn, qid uint64) error {
-		return tx.DeleteRange(keys.QueueData(qid), keys.PrefixEnd(keys.QueueData(qid)))
+		if err := tx.DeleteRange(keys.QueueData(qid), keys.PrefixEnd(keys.QueueData(qid))); err != nil {
+			return err
+		}
+		return s.setCount(tx, qid, 0)
 	})
 }

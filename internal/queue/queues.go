@@ -45,6 +45,9 @@ func (s *Service) CreateQueue(ctx context.Context, account, name string, md []Me
 		}
 		created = true
 		r := &queueRecord{id: id, name: name, md: md}
+		if err := s.setCount(tx, id, 0); err != nil {
+			return err
+		}
 		return tx.Set(keys.QueueCatalog(account, name), r.encode())
 	})
 	return created, err
@@ -114,13 +117,8 @@ func (s *Service) GetProperties(ctx context.Context, account, name string) (Prop
 	if q == nil {
 		return Properties{}, errQueueNotFound
 	}
-	n := 0
-	prefix := keys.QueueMessagePrefix(q.id)
-	err = s.st.Scan(ctx, prefix, keys.PrefixEnd(prefix), func(_, _ []byte) (bool, error) {
-		n++
-		return true, nil
-	})
-	return Properties{Metadata: q.md, ApproximateCount: n}, err
+	n, err := s.readCount(ctx, func(k []byte) ([]byte, error) { return s.st.Get(ctx, k) }, q.id)
+	return Properties{Metadata: q.md, ApproximateCount: int(n)}, err
 }
 
 // SetMetadata replaces a queue's metadata.

@@ -62,7 +62,9 @@ func (s *Service) Reap(ctx context.Context) (int, error) {
 				j++
 			}
 			group := batch[i:j]
-			err := s.st.Update(ctx, []store.Lock{queueLock(group[0].qid)}, func(tx store.Txn) error {
+			qid := group[0].qid
+			err := s.st.Update(ctx, []store.Lock{queueLock(qid)}, func(tx store.Txn) error {
+				var deleted int64
 				for _, e := range group {
 					v, err := tx.Get(keys.QueueMessage(e.qid, e.seq))
 					if err == nil {
@@ -71,6 +73,7 @@ func (s *Service) Reap(ctx context.Context) (int, error) {
 							if err := deleteMessage(tx, e.qid, m); err != nil {
 								return err
 							}
+							deleted++
 							continue
 						}
 					} else if !errors.Is(err, store.ErrNotFound) {
@@ -81,9 +84,10 @@ func (s *Service) Reap(ctx context.Context) (int, error) {
 						return err
 					}
 				}
-				return nil
+				return s.addCount(ctx, tx, qid, -deleted)
 			})
 			if err != nil {
+				s.forgetCount(qid)
 				return total, err
 			}
 			total += len(group)

@@ -59,6 +59,8 @@ type qentry struct {
 type qstate struct {
 	// hint: no entry of the queue's visibility index is below this position.
 	hint atomic.Pointer[position]
+	// count caches the queue's message count (countUnknown: read the store); see addCount.
+	count atomic.Int64
 }
 
 // position is a place in a queue's visibility index: (visibleAt, seq).
@@ -147,7 +149,9 @@ func (s *Service) state(id uint64) *qstate {
 	if v, ok := s.states.Load(id); ok {
 		return v.(*qstate)
 	}
-	v, _ := s.states.LoadOrStore(id, &qstate{})
+	st := &qstate{}
+	st.count.Store(countUnknown)
+	v, _ := s.states.LoadOrStore(id, st)
 	return v.(*qstate)
 }
 
@@ -212,6 +216,9 @@ func (s *Service) withQueue(ctx context.Context, account, name string, fn func(t
 			}
 			return fn(tx, e.id)
 		})
+		if err != nil {
+			s.forgetCount(e.id)
+		}
 		if !moved || attempt == 2 {
 			return err
 		}

@@ -1,6 +1,7 @@
 package queuewire
 
 import (
+	"bytes"
 	"testing"
 	"unicode/utf8"
 
@@ -50,7 +51,16 @@ func FuzzParseMessageText(f *testing.F) {
 	f.Add([]byte(`<QueueMessage><MessageText>hello &amp; bye</MessageText></QueueMessage>`))
 	f.Add([]byte("\xef\xbb\xbf<?xml version='1.0' encoding='utf-8'?>\n<QueueMessage><MessageText>x</MessageText></QueueMessage>"))
 	f.Add([]byte(`<QueueMessage><MessageText><![CDATA[a<b]]></MessageText></QueueMessage>`))
+	f.Add([]byte(`<?xml version="1.0" encoding="utf-8"?><QueueMessage><MessageText>{&#34;a&#34;:1} &lt;&amp;&gt; &apos;x&apos;&#xD;&#xA;</MessageText></QueueMessage>`))
+	f.Add([]byte(`<QueueMessage><MessageText>a&#x41;b</MessageText></QueueMessage>` + "\n"))
 	f.Fuzz(func(t *testing.T, body []byte) {
+		// The common-shape reader agrees with the full parser on all it accepts.
+		if fast, ok := parseCommonMessage(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))); ok {
+			slow, present, err := parseMessageXML(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
+			if err != nil || !present || slow != fast {
+				t.Fatalf("%q: common reader %q, full parser %q %v %v", body, fast, slow, present, err)
+			}
+		}
 		text, present, err := ParseMessageText(body)
 		if err != nil {
 			if !azerr.Is(err, azerr.InvalidXMLDocument) {
