@@ -12,8 +12,12 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue/queueerror"
 
 	"github.com/tablo/tablo/internal/admin"
 	"github.com/tablo/tablo/internal/auth"
@@ -24,6 +28,35 @@ func (s *opsServer) tables(t testing.TB, account, key string) *aztables.ServiceC
 	t.Helper()
 	cs := fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;TableEndpoint=%s/%s;", account, key, s.base, account)
 	c, err := aztables.NewServiceClientFromConnectionString(cs, clientOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// queues is a Queue service client of account (path style).
+func (s *opsServer) queues(t testing.TB, account, key string) *azqueue.ServiceClient {
+	t.Helper()
+	cred, err := azqueue.NewSharedKeyCredential(account, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := azqueue.NewServiceClientWithSharedKeyCredential("http://"+s.app.ServiceAddr("queue").String()+"/"+account+"/", cred, queueClientOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// blobs is a Blob service client of account (path style).
+func (s *opsServer) blobs(t testing.TB, account, key string) *azblob.Client {
+	t.Helper()
+	cred, err := azblob.NewSharedKeyCredential(account, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := azblob.NewClientWithSharedKeyCredential("http://"+s.app.ServiceAddr("blob").String()+"/"+account+"/", cred,
+		&azblob.ClientOptions{ClientOptions: azcore.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,8 +152,9 @@ func grepLines(s, sub string) string {
 	return strings.Join(out, "\n")
 }
 
-// TestResetThroughCLI: `tablo reset --account NAME` drops one account's tables and leaves the
-// others'; `tablo reset` drops everything; both through the command's client logic.
+// TestResetThroughCLI: `tablo reset --account NAME` drops one account's tables, queues and
+// containers and leaves the others'; `tablo reset` drops everything; both through the
+// command's client logic.
 func TestResetThroughCLI(t *testing.T) {
 	other := auth.Account{Name: "other", Keys: [][]byte{[]byte("0123456789abcdef0123456789abcdef")}}
 	otherKey := "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
@@ -131,6 +165,23 @@ func TestResetThroughCLI(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, err := svc.NewClient("keep").AddEntity(ctx, []byte(`{"PartitionKey":"p","RowKey":"r"}`), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	devQ, othQ := s.queues(t, devAccount, devKey), s.queues(t, "other", otherKey)
+	devB, othB := s.blobs(t, devAccount, devKey), s.blobs(t, "other", otherKey)
+	for i, q := range []*azqueue.ServiceClient{devQ, othQ} {
+		if _, err := q.CreateQueue(ctx, "keepq", nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := q.NewQueueClient("keepq").EnqueueMessage(ctx, "hello", nil); err != nil {
+			t.Fatal(err)
+		}
+		b := []*azblob.Client{devB, othB}[i]
+		if _, err := b.CreateContainer(ctx, "keepc", nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.UploadBuffer(ctx, "keepc", "blob", []byte("contents"), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -163,6 +214,33 @@ func TestResetThroughCLI(t *testing.T) {
 	}
 	if _, err := dev.NewClient("keep").GetEntity(ctx, "p", "r", nil); err != nil {
 		t.Fatalf("devstoreaccount1 lost data in other's reset: %v", err)
+	}
+	if _, err := othQ.NewQueueClient("keepq").GetProperties(ctx, nil); !queueerror.HasCode(err, queueerror.QueueNotFound) {
+		t.Fatalf("other's queue after its reset: %v", err)
+	}
+	if _, err := othB.ServiceClient().NewContainerClient("keepc").GetProperties(ctx, nil); !bloberror.HasCode(err, bloberror.ContainerNotFound) {
+		t.Fatalf("other's container after its reset: %v", err)
+	}
+	if m, err := devQ.NewQueueClient("keepq").PeekMessage(ctx, nil); err != nil || len(m.Messages) != 1 || *m.Messages[0].MessageText != "hello" {
+		t.Fatalf("devstoreaccount1's queue after other's reset: %v", err)
+	}
+	if r, err := devB.DownloadStream(ctx, "keepc", "blob", nil); err != nil {
+		t.Fatalf("devstoreaccount1's blob after other's reset: %v", err)
+	} else if body, err := io.ReadAll(r.Body); err != nil || string(body) != "contents" {
+		t.Fatalf("devstoreaccount1's blob after other's reset: %q %v", body, err)
+	}
+	// Re-created, the queue and the container are new and empty.
+	if _, err := othQ.CreateQueue(ctx, "keepq", nil); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := othQ.NewQueueClient("keepq").PeekMessage(ctx, nil); err != nil || len(m.Messages) != 0 {
+		t.Fatalf("re-created queue: %v %v", err, m.Messages)
+	}
+	if _, err := othB.CreateContainer(ctx, "keepc", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := othB.ServiceClient().NewContainerClient("keepc").NewBlobClient("blob").GetProperties(ctx, nil); !bloberror.HasCode(err, bloberror.BlobNotFound) {
+		t.Fatalf("re-created container holds the old blob: %v", err)
 	}
 	// The name is free again and the new table is empty.
 	if _, err := oth.CreateTable(ctx, "keep", nil); err != nil {

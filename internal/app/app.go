@@ -131,7 +131,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	tableSrv := server.New(server.Options{Service: a.svc, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow, Partitions: a.parts,
 		Metrics: o.metrics, OAuth: cfg.OAuth == "basic"})
 	o.dropCaches = append(o.dropCaches, a.svc.DropCaches, tableSrv.DropCaches, a.qsv.DropCaches)
-	o.deleteAccount = append(o.deleteAccount, a.svc.DeleteAccount)
+	o.deleteAccount = append(o.deleteAccount, a.svc.DeleteAccount, a.qsv.DeleteAccount)
 	metrics.RegisterEngine(o.reg, db.Stats)
 	metrics.RegisterTable(o.reg, a.svc.Stats)
 	for _, l := range a.listeners {
@@ -145,6 +145,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 			l.http = qsrv.NewHTTPServer()
 		case "Blob":
 			a.blob = blob.New(db, blob.Options{Logger: log})
+			o.deleteAccount = append(o.deleteAccount, a.blob.DeleteAccount)
 			bsrv := blobwire.New(blobwire.Options{Service: a.blob, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow,
 				Metrics: o.metrics, OAuth: cfg.OAuth == "basic"})
 			o.dropCaches = append(o.dropCaches, bsrv.DropCaches)

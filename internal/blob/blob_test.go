@@ -255,3 +255,45 @@ func TestSweepTime(t *testing.T) {
 	free := time.Since(began)
 	t.Logf("%d GiB in %d extents: Delete Container %v; sweep 1 (marks %d) %v; sweep 2 (deletes %d, %d MiB) %v", gib, n, del, st1.Candidates, mark, st2.Deleted, st2.DeletedBytes>>20, free)
 }
+
+// DeleteAccount drops one account's containers, blobs and settings (not those of an account
+// whose name it prefixes), and the sweep then gives back that account's extents only.
+func TestDeleteAccountReclaims(t *testing.T) {
+	s, st := openService(t, "", nil)
+	ctx := context.Background()
+	big := bytes.Repeat([]byte("x"), inlineMax+1)
+	for _, acct := range []string{"acct", "acct2"} {
+		for _, c := range []string{"cc1", "cc2"} {
+			if _, err := s.CreateContainer(ctx, acct, c, "", nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Put(ctx, Ref{Account: acct, Container: c, Name: "a"}, PutRequest{Type: BlockBlob, Body: body(big)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.UpdateAccountSetting(ctx, acct, "properties", func([]byte) ([]byte, error) { return []byte("doc"), nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.DeleteAccount(ctx, "acct"); err != nil {
+		t.Fatal(err)
+	}
+	if got := sweep2(t, s); got.Deleted != 2 {
+		t.Errorf("deleted %d extents, want 2", got.Deleted)
+	}
+	if n, _ := countExtents(t, st); n != 2 {
+		t.Errorf("%d extents left, want 2", n)
+	}
+	if cs, _, err := s.ListContainers(ctx, "acct", "", "", 10); err != nil || len(cs) != 0 {
+		t.Errorf("acct's containers: %d %v", len(cs), err)
+	}
+	if doc, err := s.AccountSetting(ctx, "acct", "properties"); err != nil || doc != nil {
+		t.Errorf("acct's settings: %q %v", doc, err)
+	}
+	if !bytes.Equal(readAll(t, s, Ref{Account: "acct2", Container: "cc2", Name: "a"}), big) {
+		t.Error("acct2 lost its blob")
+	}
+	if doc, err := s.AccountSetting(ctx, "acct2", "properties"); err != nil || string(doc) != "doc" {
+		t.Errorf("acct2's settings: %q %v", doc, err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -183,6 +184,42 @@ func (s *Service) DeleteContainer(ctx context.Context, account, name string, con
 		return tx.DeleteRange(p, keys.PrefixEnd(p))
 	})
 	if err == nil {
+		s.gc.poke()
+	}
+	return err
+}
+
+// DeleteAccount deletes every container of account with everything in it, and the
+// account's Blob service settings, in one write; the sweep reclaims the blobs' extents in
+// the background. The caller keeps every other call out meanwhile.
+func (s *Service) DeleteAccount(ctx context.Context, account string) error {
+	var ids []uint64
+	cat := keys.BlobCatalog(account, "")
+	err := s.st.Scan(ctx, cat, keys.PrefixEnd(cat), func(_, v []byte) (bool, error) {
+		c := &Container{}
+		if _, err := decodeRecord(v, c); err != nil {
+			return false, err
+		}
+		ids = append(ids, c.ID)
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("list containers of %s: %w", account, err)
+	}
+	err = s.st.Update(ctx, nil, func(tx store.Txn) error {
+		for _, id := range ids {
+			p := keys.BlobContainerData(id)
+			if err := tx.DeleteRange(p, keys.PrefixEnd(p)); err != nil {
+				return err
+			}
+		}
+		if err := tx.DeleteRange(cat, keys.PrefixEnd(cat)); err != nil {
+			return err
+		}
+		set := keys.BlobSetting(account, "")
+		return tx.DeleteRange(set, keys.PrefixEnd(set))
+	})
+	if err == nil && len(ids) > 0 {
 		s.gc.poke()
 	}
 	return err

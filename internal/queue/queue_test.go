@@ -408,3 +408,56 @@ func TestWalkPastExpired(t *testing.T) {
 		}
 	}
 }
+
+// DeleteAccount drops one account's queues, messages and settings (not those of an account
+// whose name it prefixes); the expiry entries it leaves are dropped by the reaper.
+func TestDeleteAccount(t *testing.T) {
+	s, clk := newService(t, true)
+	var ids []uint64
+	for _, a := range []string{"acct", "acct2"} {
+		if _, err := s.CreateQueue(ctx, a, "qqq", nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.PutMessage(ctx, a, "qqq", "m-"+a, 0, 60); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.UpdateAccountSetting(ctx, a, "properties", func([]byte) ([]byte, error) { return []byte("doc"), nil }); err != nil {
+			t.Fatal(err)
+		}
+		e, _ := s.resolve(ctx, a, "qqq")
+		ids = append(ids, e.id)
+	}
+	wantCode(t, s.DeleteAccount(ctx, "acct"), "")
+	s.DropCaches()
+	_, err := s.PeekMessages(ctx, "acct", "qqq", 1)
+	wantCode(t, err, azerr.QueueNotFound)
+	left := 0
+	_ = s.st.Scan(ctx, keys.QueueData(ids[0]), keys.PrefixEnd(keys.QueueData(ids[0])), func(_, _ []byte) (bool, error) {
+		left++
+		return true, nil
+	})
+	if left != 0 {
+		t.Fatalf("%d keys of acct's queue remain", left)
+	}
+	if doc, err := s.AccountSetting(ctx, "acct", "properties"); err != nil || doc != nil {
+		t.Fatalf("acct's settings: %q %v", doc, err)
+	}
+	if got, err := s.PeekMessages(ctx, "acct2", "qqq", 1); err != nil || len(got) != 1 || got[0].Text != "m-acct2" {
+		t.Fatalf("acct2's queue: %+v %v", got, err)
+	}
+	if doc, err := s.AccountSetting(ctx, "acct2", "properties"); err != nil || string(doc) != "doc" {
+		t.Fatalf("acct2's settings: %q %v", doc, err)
+	}
+	clk.advance(2 * time.Minute)
+	if _, err := s.Reap(ctx); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	_ = s.st.Scan(ctx, keys.QueueExpiryPrefix(), keys.PrefixEnd(keys.QueueExpiryPrefix()), func(_, _ []byte) (bool, error) {
+		n++
+		return true, nil
+	})
+	if n != 0 {
+		t.Fatalf("%d expiry entries after the reaper", n)
+	}
+}

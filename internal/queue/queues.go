@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/tablo/tablo/internal/azerr"
@@ -233,5 +234,41 @@ func (s *Service) UpdateAccountSetting(ctx context.Context, account, name string
 			return err
 		}
 		return tx.Set(keys.QueueSetting(account, name), next)
+	})
+}
+
+// DeleteAccount deletes every queue of account with its messages, and the account's Queue
+// service settings, in one write. Expiry-index entries of the deleted messages stay for the
+// reaper, which skips entries whose message is gone (as after Delete Queue). The caller must
+// keep every other call out meanwhile and drop the caches afterwards (DropCaches).
+func (s *Service) DeleteAccount(ctx context.Context, account string) error {
+	var ids []uint64
+	cat := keys.QueueCatalogPrefix(account)
+	err := s.st.Scan(ctx, cat, keys.PrefixEnd(cat), func(_, v []byte) (bool, error) {
+		q, err := decodeQueueRecord(v)
+		if err != nil {
+			return false, err
+		}
+		ids = append(ids, q.id)
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("list queues of %s: %w", account, err)
+	}
+	locks := make([]store.Lock, 0, len(ids))
+	for _, id := range ids {
+		locks = append(locks, queueLock(id))
+	}
+	return s.st.Update(ctx, locks, func(tx store.Txn) error {
+		for _, id := range ids {
+			if err := tx.DeleteRange(keys.QueueData(id), keys.PrefixEnd(keys.QueueData(id))); err != nil {
+				return err
+			}
+		}
+		if err := tx.DeleteRange(cat, keys.PrefixEnd(cat)); err != nil {
+			return err
+		}
+		set := keys.QueueSetting(account, "")
+		return tx.DeleteRange(set, keys.PrefixEnd(set))
 	})
 }
