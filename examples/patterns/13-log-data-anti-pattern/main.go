@@ -22,7 +22,7 @@ import (
 
 func main() {
 	conn := flag.String("conn", plans.DevConn, "storage account connection string")
-	stats := flag.String("partitions", "http://127.0.0.1:6060/partitions", "Tablo's partition statistics (empty: none)")
+	stats := flag.String("partitions", "http://127.0.0.1:10010/partitions", "Tablo's partition statistics, on its admin listener (empty: none)")
 	rate := flag.Int("rate", 500, "log messages written per second")
 	dur := flag.Duration("duration", 3*time.Second, "how long each design is written")
 	useBlobs := flag.Bool("blob", true, "also store the log the guide's way, in the Blob service")
