@@ -29,15 +29,19 @@ const tmpSuffix = ".tmp"
 // fileExtents implements store.Extents on a vfs.FS (the disk, or memory for in-memory and
 // crash-test engines).
 type fileExtents struct {
-	fs   vfs.FS
-	dir  string
-	next atomic.Uint64
+	fs  vfs.FS
+	dir string
+	// copyWrites: fs is not the disk. Pebble's in-memory file system scribbles over the
+	// buffers it is handed in race and invariants builds (to find callers that reuse them),
+	// which an io.Writer must not do to its caller, so writers hand it a copy.
+	copyWrites bool
+	next       atomic.Uint64
 }
 
 // openExtents prepares dir, removes unfinished extents and finds the next id: above every
 // id in dir and in the extent directories of the snapshots under snapshotsRoot, so that an
 // extent a restore brings back never shares its id with a newer one.
-func openExtents(fs vfs.FS, dir, snapshotsRoot string) (*fileExtents, error) {
+func openExtents(fs vfs.FS, dir, snapshotsRoot string, copyWrites bool) (*fileExtents, error) {
 	if err := fs.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("pebble: extents: %w", err)
 	}
@@ -45,7 +49,7 @@ func openExtents(fs vfs.FS, dir, snapshotsRoot string) (*fileExtents, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pebble: extents: %w", err)
 	}
-	e := &fileExtents{fs: fs, dir: dir}
+	e := &fileExtents{fs: fs, dir: dir, copyWrites: copyWrites}
 	var maxID uint64
 	for _, n := range names {
 		if base, ok := strings.CutSuffix(n, tmpSuffix); ok {
@@ -136,14 +140,21 @@ func (e *fileExtents) NewExtent(ctx context.Context) (store.ExtentWriter, error)
 }
 
 type extentWriter struct {
-	e    *fileExtents
-	id   uint64
-	tmp  string
-	f    vfs.File
-	done bool
+	e       *fileExtents
+	id      uint64
+	tmp     string
+	f       vfs.File
+	done    bool
+	scratch []byte // the copy handed to a file system that may modify it (copyWrites)
 }
 
-func (w *extentWriter) Write(p []byte) (int, error) { return w.f.Write(p) }
+func (w *extentWriter) Write(p []byte) (int, error) {
+	if !w.e.copyWrites {
+		return w.f.Write(p)
+	}
+	w.scratch = append(w.scratch[:0], p...)
+	return w.f.Write(w.scratch)
+}
 
 func (w *extentWriter) ID() uint64 { return w.id }
 

@@ -136,7 +136,7 @@ func Open(o Options) (*DB, error) {
 	if err := d.finishRestore(); err != nil {
 		return nil, err
 	}
-	extents, err := openExtents(d.fs, d.fs.PathJoin(d.dir, extentDir), d.fs.PathJoin(d.dir, snapshotsDir))
+	extents, err := openExtents(d.fs, d.fs.PathJoin(d.dir, extentDir), d.fs.PathJoin(d.dir, snapshotsDir), o.FS != nil || o.InMemory)
 	if err != nil {
 		return nil, err
 	}
