@@ -79,8 +79,12 @@ func startTablo(t *testing.T, bin, dataDir string) (*tabloProc, time.Duration) {
 		exited: make(chan struct{}),
 	}
 	p.endpoint = "http://" + p.addr + "/" + devAccount
-	p.cmd = exec.Command(bin, "--host", "127.0.0.1", "--table-port", strconv.Itoa(port),
-		"--data-dir", dataDir, "--log-level", "warn")
+	engine := []string{"--data-dir", dataDir}
+	if u := postgresFor(t, dataDir); u != "" {
+		engine = []string{"--postgres", u}
+	}
+	p.cmd = exec.Command(bin, append([]string{"--host", "127.0.0.1", "--table-port", strconv.Itoa(port),
+		"--log-level", "warn"}, engine...)...)
 	p.cmd.Stderr = p.stderr
 	p.cmd.Stdout = p.stderr
 	began := time.Now()

@@ -16,7 +16,9 @@ import (
 	"github.com/tablo/tablo/internal/config"
 	"github.com/tablo/tablo/internal/httpserve"
 	"github.com/tablo/tablo/internal/server"
+	"github.com/tablo/tablo/internal/store"
 	pebblestore "github.com/tablo/tablo/internal/store/pebble"
+	"github.com/tablo/tablo/internal/store/postgres"
 	"github.com/tablo/tablo/internal/table"
 )
 
@@ -24,7 +26,7 @@ import (
 type App struct {
 	cfg     config.Config
 	log     *slog.Logger
-	db      *pebblestore.DB
+	db      store.Store
 	svc     *table.Service
 	http    *httpserve.Server
 	pprof   *http.Server
@@ -35,7 +37,7 @@ type App struct {
 
 // Start opens the engine and starts listening. The returned App serves until Close.
 func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error) {
-	db, err := pebblestore.Open(pebblestore.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: log, GroupCommitWindow: cfg.GroupCommitWindow})
+	db, err := OpenStore(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -66,9 +68,33 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 			}
 		}()
 	}
-	log.Info("tablo listening", "table_endpoint", "http://"+ln.Addr().String()+"/devstoreaccount1",
-		"data_dir", cfg.DataDir, "in_memory", cfg.InMemory)
+	engine := []any{"data_dir", cfg.DataDir, "in_memory", cfg.InMemory}
+	if cfg.PostgresURL != "" {
+		engine = []any{"engine", "postgres"}
+	}
+	log.Info("tablo listening", append([]any{"table_endpoint", "http://" + ln.Addr().String() + "/devstoreaccount1"}, engine...)...)
 	return a, nil
+}
+
+// OpenStore opens the engine cfg selects: PostgreSQL when PostgresURL is set, else Pebble
+// on DataDir (or in memory).
+func OpenStore(ctx context.Context, cfg config.Config, log *slog.Logger) (store.Store, error) {
+	if cfg.PostgresURL != "" {
+		return postgres.Open(ctx, postgres.Options{
+			URL: cfg.PostgresURL, MaxConns: int32(cfg.PostgresPoolSize),
+			StatementTimeout: cfg.PostgresStatementTimeout, Logger: log,
+		})
+	}
+	return pebblestore.Open(pebblestore.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: log, GroupCommitWindow: cfg.GroupCommitWindow})
+}
+
+// Ready reports whether the engine can serve: nil, or why not (a database that does not
+// answer). Engines with nothing to check are always ready.
+func (a *App) Ready(ctx context.Context) error {
+	if p, ok := a.db.(interface{ Ping(context.Context) error }); ok {
+		return p.Ping(ctx)
+	}
+	return nil
 }
 
 // Addr is the Table service's listening address.

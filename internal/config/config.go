@@ -29,6 +29,12 @@ type Config struct {
 	GroupCommitWindow time.Duration
 	// ColumnCacheBytes is the memory budget of the filtered-scan column cache (0 = off).
 	ColumnCacheBytes int64
+	// PostgresURL, when set, selects the PostgreSQL-protocol engine (DataDir and InMemory
+	// are then unused); PostgresPoolSize (0 = engine default) and PostgresStatementTimeout
+	// (0 = engine default) tune it.
+	PostgresURL              string
+	PostgresPoolSize         int
+	PostgresStatementTimeout time.Duration
 }
 
 // Load parses args (without the program name and subcommand) and env (os.Getenv-like).
@@ -50,6 +56,9 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	logLevel := fs.String("log-level", getenv("TABLO_LOG_LEVEL", "info"), "debug, info, warn or error (TABLO_LOG_LEVEL)")
 	window := fs.String("group-commit-window", getenv("TABLO_GROUP_COMMIT_WINDOW", "0"), "how long a WAL fsync may wait for more concurrent writes to share it, when more writers are active than twice the CPUs; 0 = default (300µs), negative = never wait (TABLO_GROUP_COMMIT_WINDOW)")
 	colCache := fs.String("column-cache-mb", getenv("TABLO_COLUMN_CACHE_MB", "64"), "memory for the column cache that serves filtered table scans, in MiB; 0 turns it off (TABLO_COLUMN_CACHE_MB)")
+	pgURL := fs.String("postgres", getenv("TABLO_POSTGRES_URL", ""), "store data in this PostgreSQL (or CockroachDB, YugabyteDB) database, shared by any number of Tablo front ends: a postgres:// URL or key=value DSN (TABLO_POSTGRES_URL)")
+	pgPool := fs.String("postgres-pool-size", getenv("TABLO_POSTGRES_POOL_SIZE", "0"), "connections to the database; 0 = 4 per CPU, at least 8 (TABLO_POSTGRES_POOL_SIZE)")
+	pgTimeout := fs.String("postgres-statement-timeout", getenv("TABLO_POSTGRES_STATEMENT_TIMEOUT", "10s"), "longest a database statement may run; requests past it answer OperationTimedOut (TABLO_POSTGRES_STATEMENT_TIMEOUT)")
 	pprof := fs.String("pprof", getenv("TABLO_PPROF", ""), "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (TABLO_PPROF)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
@@ -72,6 +81,17 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	} else {
 		c.ColumnCacheBytes = mb << 20
 	}
+	c.PostgresURL = *pgURL
+	if n, err := strconv.Atoi(*pgPool); err != nil || n < 0 || n > 10000 {
+		errs = append(errs, fmt.Errorf("config: --postgres-pool-size %q is not a connection count", *pgPool))
+	} else {
+		c.PostgresPoolSize = n
+	}
+	if d, err := time.ParseDuration(*pgTimeout); err != nil || d < time.Millisecond {
+		errs = append(errs, fmt.Errorf("config: --postgres-statement-timeout %q is not a duration of at least 1ms", *pgTimeout))
+	} else {
+		c.PostgresStatementTimeout = d
+	}
 	if *accounts == "" {
 		c.Accounts = []auth.Account{auth.DevAccount()}
 	} else if c.Accounts, err = auth.ParseAccounts(*accounts); err != nil {
@@ -79,6 +99,9 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(strings.ToUpper(*logLevel))); err != nil {
 		errs = append(errs, fmt.Errorf("config: --log-level %q: want debug, info, warn or error", *logLevel))
+	}
+	if c.PostgresURL != "" && c.InMemory {
+		errs = append(errs, errors.New("config: --postgres and --in-memory exclude each other"))
 	}
 	if !c.InMemory && c.DataDir == "" {
 		errs = append(errs, errors.New("config: --data-dir must not be empty"))

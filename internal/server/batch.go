@@ -79,6 +79,9 @@ func (s *Server) batch(c *call) (*reply, error) {
 	if len(ops) > 0 {
 		results, err = s.svc.Batch(c.ctx, c.account, tableName, tops)
 		if err != nil {
+			if engineFailure(err) {
+				return nil, err
+			}
 			var be *table.BatchError
 			if errors.As(err, &be) {
 				return s.batchFailure(c, be.Index, be.Err), nil

@@ -26,6 +26,7 @@ import (
 	"github.com/tablo/tablo/internal/auth"
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/entity"
+	"github.com/tablo/tablo/internal/store"
 	"github.com/tablo/tablo/internal/table"
 )
 
@@ -448,8 +449,13 @@ func (s *Server) writeError(c *call, err error) {
 		c.status = 499 // client went away; nothing useful to send
 		return
 	}
-	e := azerr.From(err)
-	if e.Code == azerr.InternalError || e.Code.Status() >= 500 {
+	e := errorFor(err)
+	switch {
+	case e.Code == azerr.ServerBusy || e.Code == azerr.OperationTimedOut:
+		// The engine is down or slow: an operational condition, answered as Azure does
+		// with a status clients retry.
+		s.log.Warn("request failed", "request_id", c.requestID, "code", string(e.Code), "err", err)
+	case e.Code == azerr.InternalError || e.Code.Status() >= 500:
 		s.log.Error("request failed", "request_id", c.requestID, "err", err)
 	}
 	msg := e.Message() + "\nRequestId:" + c.requestID + "\nTime:" + s.now().UTC().Format("2006-01-02T15:04:05.0000000Z")
@@ -462,6 +468,25 @@ func (s *Server) writeError(c *call, err error) {
 		rp.body = appendJSONError(nil, string(e.Code), msg)
 	}
 	s.write(c, rp)
+}
+
+// errorFor maps err to the Azure error to answer. The engine's outage and timeout become
+// Azure's retryable answers (503 ServerBusy, 500 OperationTimedOut), wherever they are
+// wrapped; anything else that is not an Azure error is InternalError.
+func errorFor(err error) *azerr.Error {
+	switch {
+	case errors.Is(err, store.ErrUnavailable):
+		return azerr.New(azerr.ServerBusy)
+	case errors.Is(err, store.ErrTimeout):
+		return azerr.New(azerr.OperationTimedOut)
+	}
+	return azerr.From(err)
+}
+
+// engineFailure reports whether err is the engine's outage or timeout, which fails a whole
+// request (a batch included) rather than one of its operations.
+func engineFailure(err error) bool {
+	return errors.Is(err, store.ErrUnavailable) || errors.Is(err, store.ErrTimeout)
 }
 
 func jsonContentType(l entity.MetadataLevel) string {

@@ -19,9 +19,12 @@ const servicePropsDoc = "service-properties"
 
 // loadServiceProperties returns the account's service properties. Requests with an Origin
 // header read them on every call, so the decoded form is cached per account; Set replaces
-// the cache entry once its write has committed.
+// the cache entry once its write has committed. On a store shared with other front ends the
+// cache is bypassed (another front end's Set would not reach it): every call reads the
+// store, so a Set acknowledged anywhere is seen by every later request.
 func (s *Server) loadServiceProperties(c *call) (serviceprops.Properties, error) {
-	if p, ok := s.props.get(c.account); ok {
+	shared := s.svc.Shared()
+	if p, ok := s.props.get(c.account); ok && !shared {
 		return p, nil
 	}
 	gen := s.props.generation(c.account)
@@ -34,7 +37,9 @@ func (s *Server) loadServiceProperties(c *call) (serviceprops.Properties, error)
 		// Only this file writes the document, always in a form Decode accepts.
 		return serviceprops.Properties{}, azerr.Newf(azerr.InternalError, "The stored service properties are unreadable.")
 	}
-	s.props.fill(c.account, gen, p)
+	if !shared {
+		s.props.fill(c.account, gen, p)
+	}
 	return p, nil
 }
 

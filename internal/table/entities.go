@@ -198,6 +198,10 @@ func CheckBatchShape(ops []Op) error {
 
 // checkTableLive verifies, under the table's lock, that the table still exists with the id
 // the caller looked up (it may have been deleted, or deleted and re-created, meanwhile).
+//
+// On a shared store the catalog record is always read here, inside the serializable
+// transaction: a Delete Table committed by another process either precedes this read (the
+// write fails with TableNotFound) or conflicts with it (the engine retries the write).
 func (s *Service) checkTableLive(tx store.Txn, account, name string, id uint64) error {
 	s.catalogMu.RLock()
 	_, dead := s.dead[id]

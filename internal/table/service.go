@@ -57,6 +57,13 @@ type Service struct {
 	// their keys in it inside their transaction (see Batch); it is process-local, like the
 	// catalog cache.
 	cols *colcache.Cache
+	// shared is set when other processes share the store (store.Traits): the catalog
+	// cache is then off, every write re-reads its table's catalog record inside its
+	// serializable transaction, and the column cache is off (docs/postgres.md).
+	shared bool
+	// drops purges the entities of deleted tables in the background on engines whose
+	// range deletes cost per key (nil otherwise; drop.go).
+	drops *dropper
 }
 
 // New returns a Service over st. The caller keeps ownership of st.
@@ -71,6 +78,16 @@ func New(st store.Store, o Options) *Service {
 		o.QueryBudget = 5 * time.Second
 	}
 	s := &Service{st: st, now: o.Now, log: o.Logger, budget: o.QueryBudget, catalog: map[string]Table{}, dead: map[uint64]struct{}{}}
+	traits := store.TraitsOf(st)
+	s.shared = traits.Shared
+	if traits.RangeDeleteChunk > 0 {
+		s.drops = startDropper(s, traits.RangeDeleteChunk)
+	}
+	if s.shared && o.ColumnCacheBytes > 0 {
+		// Its exactness rests on every write of the table passing through this process.
+		o.Logger.Info("column cache off: the store is shared with other processes")
+		o.ColumnCacheBytes = 0
+	}
 	if o.ColumnCacheBytes > 0 {
 		s.cols = colcache.New(colcache.Options{MaxBytes: o.ColumnCacheBytes, BuildAfter: o.ColumnCacheBuildAfter, Logger: o.Logger}, s.freezeTable)
 	}
@@ -83,7 +100,14 @@ func (s *Service) Close() {
 	if s.cols != nil {
 		s.cols.Close()
 	}
+	if s.drops != nil {
+		s.drops.close()
+	}
 }
+
+// Shared reports whether other processes share the store, so that callers keep no
+// unvalidated cache of what it holds.
+func (s *Service) Shared() bool { return s.shared }
 
 // nextTicks returns a DateTime tick value greater than any returned before.
 func (s *Service) nextTicks() int64 {
@@ -100,6 +124,9 @@ func (s *Service) nextTicks() int64 {
 func catalogKey(account, name string) string { return account + "\x00" + strings.ToLower(name) }
 
 func (s *Service) cachedTable(account, name string) (Table, bool) {
+	if s.shared {
+		return Table{}, false
+	}
 	s.catalogMu.RLock()
 	defer s.catalogMu.RUnlock()
 	t, ok := s.catalog[catalogKey(account, name)]
@@ -110,6 +137,9 @@ func (s *Service) cachedTable(account, name string) (Table, bool) {
 }
 
 func (s *Service) cacheTable(account string, t Table) {
+	if s.shared {
+		return
+	}
 	s.catalogMu.Lock()
 	defer s.catalogMu.Unlock()
 	if _, dead := s.dead[t.ID]; !dead {

@@ -156,7 +156,14 @@ func (s *Service) DeleteTable(ctx context.Context, account, name string) error {
 		if err := tx.Delete(ck); err != nil {
 			return err
 		}
-		if err := tx.DeleteRange(keys.TablePrefix(t.ID), keys.TableEnd(t.ID)); err != nil {
+		if s.drops != nil {
+			// Range deletes cost per key here: the entities go in the background, in
+			// chunks (drop.go). Nothing reaches them meanwhile: no catalog record names
+			// their id any more, and ids are never reused.
+			if err := tx.Set(dropKey(t.ID), nil); err != nil {
+				return err
+			}
+		} else if err := tx.DeleteRange(keys.TablePrefix(t.ID), keys.TableEnd(t.ID)); err != nil {
 			return err
 		}
 		if err := tx.DeleteRange(keys.TableMetaPrefix(t.ID), keys.PrefixEnd(keys.TableMetaPrefix(t.ID))); err != nil {
@@ -175,6 +182,9 @@ func (s *Service) DeleteTable(ctx context.Context, account, name string) error {
 	}
 	if s.cols != nil {
 		s.cols.Drop(t.ID)
+	}
+	if s.drops != nil {
+		s.drops.kick()
 	}
 	return nil
 }
