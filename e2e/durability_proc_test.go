@@ -72,6 +72,17 @@ func freeLoopbackPort(t *testing.T) int {
 // the time from exec to that query.
 func startTablo(t *testing.T, bin, dataDir string) (*tabloProc, time.Duration) {
 	t.Helper()
+	engine := []string{"--data-dir", dataDir}
+	if u := postgresFor(t, dataDir); u != "" {
+		engine = []string{"--postgres", u}
+	}
+	return startTabloWith(t, bin, engine...)
+}
+
+// startTabloWith runs the binary with engine's flags (--data-dir or --postgres) and waits
+// for its first successful query.
+func startTabloWith(t *testing.T, bin string, engine ...string) (*tabloProc, time.Duration) {
+	t.Helper()
 	port := freeLoopbackPort(t)
 	p := &tabloProc{
 		addr:   fmt.Sprintf("127.0.0.1:%d", port),
@@ -79,10 +90,6 @@ func startTablo(t *testing.T, bin, dataDir string) (*tabloProc, time.Duration) {
 		exited: make(chan struct{}),
 	}
 	p.endpoint = "http://" + p.addr + "/" + devAccount
-	engine := []string{"--data-dir", dataDir}
-	if u := postgresFor(t, dataDir); u != "" {
-		engine = []string{"--postgres", u}
-	}
 	p.cmd = exec.Command(bin, append([]string{"--host", "127.0.0.1", "--table-port", strconv.Itoa(port),
 		"--log-level", "warn"}, engine...)...)
 	p.cmd.Stderr = p.stderr
