@@ -19,7 +19,9 @@ import (
 // catalog record names their id (Get and Query answer TableNotFound, a re-created table gets
 // a new, empty id), and a write re-reads the catalog record inside its transaction. Every
 // front end's dropper also looks for drop records left by a front end that stopped midway,
-// at start and every dropRescan.
+// at start and every dropRescan. On engines with cheap range deletes Delete Table removes
+// the entities itself; their dropper only finishes drop records that came with data copied
+// from another engine (tablo migrate), with one DeleteRange each.
 
 const dropPrefix = "drop/"
 
@@ -97,7 +99,7 @@ func (d *dropper) purgeAll(ctx context.Context) error {
 // purge deletes table id's entities chunk by chunk, then its drop record.
 func (d *dropper) purge(ctx context.Context, id uint64) error {
 	start, end := keys.TablePrefix(id), keys.TableEnd(id)
-	for {
+	for d.chunk > 0 {
 		var bound []byte
 		n := 0
 		err := d.s.st.Scan(ctx, start, end, func(k, _ []byte) (bool, error) {
@@ -124,5 +126,12 @@ func (d *dropper) purge(ctx context.Context, id uint64) error {
 		}
 		start = bound
 	}
-	return d.s.st.Update(ctx, nil, func(tx store.Txn) error { return tx.Delete(dropKey(id)) })
+	return d.s.st.Update(ctx, nil, func(tx store.Txn) error {
+		if d.chunk == 0 {
+			if err := tx.DeleteRange(start, end); err != nil {
+				return err
+			}
+		}
+		return tx.Delete(dropKey(id))
+	})
 }

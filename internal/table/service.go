@@ -61,8 +61,7 @@ type Service struct {
 	// cache is then off, every write re-reads its table's catalog record inside its
 	// serializable transaction, and the column cache is off (docs/postgres.md).
 	shared bool
-	// drops purges the entities of deleted tables in the background on engines whose
-	// range deletes cost per key (nil otherwise; drop.go).
+	// drops purges the entities of deleted tables in the background (drop.go).
 	drops *dropper
 }
 
@@ -80,9 +79,7 @@ func New(st store.Store, o Options) *Service {
 	s := &Service{st: st, now: o.Now, log: o.Logger, budget: o.QueryBudget, catalog: map[string]Table{}, dead: map[uint64]struct{}{}}
 	traits := store.TraitsOf(st)
 	s.shared = traits.Shared
-	if traits.RangeDeleteChunk > 0 {
-		s.drops = startDropper(s, traits.RangeDeleteChunk)
-	}
+	s.drops = startDropper(s, traits.RangeDeleteChunk)
 	if s.shared && o.ColumnCacheBytes > 0 {
 		// Its exactness rests on every write of the table passing through this process.
 		o.Logger.Info("column cache off: the store is shared with other processes")
@@ -100,9 +97,7 @@ func (s *Service) Close() {
 	if s.cols != nil {
 		s.cols.Close()
 	}
-	if s.drops != nil {
-		s.drops.close()
-	}
+	s.drops.close()
 }
 
 // Shared reports whether other processes share the store, so that callers keep no

@@ -156,7 +156,7 @@ func (s *Service) DeleteTable(ctx context.Context, account, name string) error {
 		if err := tx.Delete(ck); err != nil {
 			return err
 		}
-		if s.drops != nil {
+		if s.drops.chunk > 0 {
 			// Range deletes cost per key here: the entities go in the background, in
 			// chunks (drop.go). Nothing reaches them meanwhile: no catalog record names
 			// their id any more, and ids are never reused.
@@ -183,7 +183,7 @@ func (s *Service) DeleteTable(ctx context.Context, account, name string) error {
 	if s.cols != nil {
 		s.cols.Drop(t.ID)
 	}
-	if s.drops != nil {
+	if s.drops.chunk > 0 {
 		s.drops.kick()
 	}
 	return nil
