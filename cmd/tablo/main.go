@@ -2,6 +2,7 @@
 //
 //	tablo [serve] [flags]   start the server (default)
 //	tablo bench [flags]     drive an endpoint with the official Go SDK and report throughput
+//	tablo migrate --from SRC --to DST   copy all data between a data directory and PostgreSQL
 //	tablo version           print the version
 package main
 
@@ -43,11 +44,13 @@ func run(ctx context.Context, args []string, env func(string) string, stdout, st
 		return serve(ctx, args, env, stderr)
 	case "bench":
 		return bench(ctx, args, stdout, stderr)
+	case "migrate":
+		return migrateCmd(ctx, args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "tablo", version)
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (want serve, bench or version)", cmd)
+	return fmt.Errorf("unknown command %q (want serve, bench, migrate or version)", cmd)
 }
 
 // defaultGCPercent replaces Go's default of 100 when GOGC is not set. Pebble keeps its
