@@ -124,3 +124,31 @@ func TraitsOf(s Store) Traits {
 	}
 	return Traits{}
 }
+
+// GetMany reads several distinct keys from one consistent view, calling fn for each in
+// order with its value (valid only during the call) and whether it exists. Engines where a
+// read is a round trip implement it as one (method GetMany with this signature); for the
+// others it is a snapshot and a lookup per key.
+func GetMany(ctx context.Context, s Store, keys [][]byte, fn func(i int, value []byte, found bool) error) error {
+	if g, ok := s.(interface {
+		GetMany(context.Context, [][]byte, func(int, []byte, bool) error) error
+	}); ok {
+		return g.GetMany(ctx, keys, fn)
+	}
+	snap, err := s.Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	defer snap.Close()
+	for i, k := range keys {
+		v, err := snap.Lookup(k)
+		found := err == nil
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		if err := fn(i, v, found); err != nil {
+			return err
+		}
+	}
+	return nil
+}

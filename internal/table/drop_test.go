@@ -116,3 +116,67 @@ func TestDropResumesAtStart(t *testing.T) {
 		t.Fatalf("GetTable: %v", err)
 	}
 }
+
+// TestSharedStoreTableHints: two Services on one shared store stand for two front ends. One
+// deletes and re-creates a table the other has written to; the other's next write lands in
+// the new table, its reads see the new table only, and a table deleted for good is not found.
+func TestSharedStoreTableHints(t *testing.T) {
+	ctx := context.Background()
+	_, db := newService(t)
+	st := chunkedStore{db}
+	a, b := New(st, Options{}), New(st, Options{})
+	defer a.Close()
+	defer b.Close()
+	put := func(svc *Service, rk string) error {
+		_, err := svc.Write(ctx, "acct", "tab1", Op{Kind: InsertOrReplace, Entity: &entity.Entity{PartitionKey: "p", RowKey: rk}})
+		return err
+	}
+	if _, err := a.CreateTable(ctx, "acct", "tab1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := put(b, "old"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.GetEntity(ctx, "acct", "tab1", "p", "old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.DeleteTable(ctx, "acct", "tab1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.GetEntity(ctx, "acct", "tab1", "p", "old"); !azerr.Is(err, azerr.TableNotFound) {
+		t.Fatalf("read of a deleted table through the other service: %v", err)
+	}
+	if err := put(b, "x"); !azerr.Is(err, azerr.TableNotFound) {
+		t.Fatalf("write into a deleted table through the other service: %v", err)
+	}
+	if err := put(b, "warm"); !azerr.Is(err, azerr.TableNotFound) { // b has no hint now
+		t.Fatalf("second write: %v", err)
+	}
+	// b learns the id again, then a deletes and re-creates the table.
+	if _, err := a.CreateTable(ctx, "acct", "tab1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := put(b, "mid"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.DeleteTable(ctx, "acct", "tab1"); err != nil {
+		t.Fatal(err)
+	}
+	t3, err := a.CreateTable(ctx, "acct", "tab1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := put(b, "new"); err != nil { // b's id for the table is stale here
+		t.Fatalf("write after the re-create: %v", err)
+	}
+	if _, err := b.GetEntity(ctx, "acct", "tab1", "p", "mid"); !azerr.Is(err, azerr.ResourceNotFound) {
+		t.Fatalf("the re-created table shows the old one's entity: %v", err)
+	}
+	e, err := a.GetEntity(ctx, "acct", "tab1", "p", "new")
+	if err != nil || e.RowKey != "new" {
+		t.Fatalf("the write did not land in the re-created table: %v", err)
+	}
+	if n := countKeys(t, st, keys.TablePrefix(t3.ID), keys.TableEnd(t3.ID)); n != 1 {
+		t.Fatalf("%d entities in the re-created table, want 1", n)
+	}
+}

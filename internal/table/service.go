@@ -53,6 +53,10 @@ type Service struct {
 	catalogMu sync.RWMutex
 	catalog   map[string]Table
 	dead      map[uint64]struct{}
+	// hints, on a shared store only, remember name → table id as a guess that every use
+	// checks against the catalog record read with it (one statement, or the write's own
+	// transaction), never as an answer: see tableHint.
+	hints map[string]Table
 	// cols is the column cache of filtered scans (nil when disabled). Entity writes note
 	// their keys in it inside their transaction (see Batch); it is process-local, like the
 	// catalog cache.
@@ -76,7 +80,7 @@ func New(st store.Store, o Options) *Service {
 	if o.QueryBudget <= 0 {
 		o.QueryBudget = 5 * time.Second
 	}
-	s := &Service{st: st, now: o.Now, log: o.Logger, budget: o.QueryBudget, catalog: map[string]Table{}, dead: map[uint64]struct{}{}}
+	s := &Service{st: st, now: o.Now, log: o.Logger, budget: o.QueryBudget, catalog: map[string]Table{}, dead: map[uint64]struct{}{}, hints: map[string]Table{}}
 	traits := store.TraitsOf(st)
 	s.shared = traits.Shared
 	s.drops = startDropper(s, traits.RangeDeleteChunk)
@@ -153,4 +157,27 @@ func (s *Service) markDead(account string, t Table) (undo func()) {
 		delete(s.dead, t.ID)
 		s.catalogMu.Unlock()
 	}
+}
+
+// tableHint returns the id this process last saw for a table on a shared store. It may be
+// stale (the table deleted or re-created by another process): callers validate it.
+func (s *Service) tableHint(account, name string) (Table, bool) {
+	s.catalogMu.RLock()
+	defer s.catalogMu.RUnlock()
+	t, ok := s.hints[catalogKey(account, name)]
+	return t, ok
+}
+
+// setHint records (ok) or forgets (!ok) a table's id guess.
+func (s *Service) setHint(account, name string, t Table, ok bool) {
+	s.catalogMu.Lock()
+	defer s.catalogMu.Unlock()
+	if !ok {
+		delete(s.hints, catalogKey(account, name))
+		return
+	}
+	if len(s.hints) > 100_000 {
+		clear(s.hints) // a guess cache: bounded, forgetting costs one read
+	}
+	s.hints[catalogKey(account, name)] = t
 }

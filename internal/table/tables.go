@@ -120,6 +120,9 @@ func (s *Service) GetTable(ctx context.Context, account, name string) (Table, er
 		return Table{}, err
 	}
 	s.cacheTable(account, t)
+	if s.shared {
+		s.setHint(account, name, t, true)
+	}
 	return t, nil
 }
 

@@ -22,6 +22,7 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -247,6 +248,43 @@ func (d *DB) Get(ctx context.Context, key []byte) ([]byte, error) {
 		return nil, wrap("get", err)
 	}
 	return nonNil(v), nil
+}
+
+// GetMany implements store.GetMany with one statement, which reads one snapshot.
+func (d *DB) GetMany(ctx context.Context, keys [][]byte, fn func(i int, value []byte, found bool) error) error {
+	if !d.enter() {
+		return store.ErrClosed
+	}
+	defer d.inflight.RUnlock()
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	ask := make([][]byte, len(keys))
+	for i, k := range keys {
+		ask[i] = nonNil(k)
+	}
+	var got map[string][]byte
+	err := d.retryRead(ctx, func() error {
+		got = make(map[string][]byte, len(keys))
+		rows, err := d.pool.Query(ctx, stmtLookup, ask)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			raw := rows.RawValues()
+			got[string(raw[0])] = bytes.Clone(nonNil(raw[1]))
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return wrap("get", err)
+	}
+	for i, k := range keys {
+		v, found := got[string(k)]
+		if err := fn(i, v, found); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Scan implements store.Store: a snapshot that begins with its first batch. A scan that

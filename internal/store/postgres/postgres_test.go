@@ -326,3 +326,27 @@ func (p *proxy) stop() {
 	}
 	p.conns = nil
 }
+
+// TestGetMany: present and absent keys in one call, in the caller's order; an empty value is
+// present.
+func TestGetMany(t *testing.T) {
+	db := open(t, pgtest.URL(t))
+	defer db.Close()
+	err := db.Update(ctx, nil, func(tx store.Txn) error {
+		if err := tx.Set([]byte("b"), []byte("2")); err != nil {
+			return err
+		}
+		return tx.Set([]byte("e"), nil)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err = store.GetMany(ctx, db, [][]byte{[]byte("z"), []byte("b"), []byte("a"), []byte("e")}, func(i int, v []byte, found bool) error {
+		got = append(got, fmt.Sprintf("%d:%q:%v", i, v, found))
+		return nil
+	})
+	if want := `[0:"":false 1:"2":true 2:"":false 3:"":true]`; err != nil || fmt.Sprint(got) != want {
+		t.Fatalf("GetMany = %v (%v), want %s", got, err, want)
+	}
+}
