@@ -350,3 +350,38 @@ func TestGetMany(t *testing.T) {
 		t.Fatalf("GetMany = %v (%v), want %s", got, err, want)
 	}
 }
+
+// TestStatementTimeout: an Update stuck behind another session's row lock past the statement
+// timeout fails with store.ErrTimeout (the server's OperationTimedOut), not a hang.
+func TestStatementTimeout(t *testing.T) {
+	url := pgtest.URL(t)
+	db, err := postgres.Open(ctx, postgres.Options{URL: url, StatementTimeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(ctx, nil, func(tx store.Txn) error { return tx.Set([]byte("k"), []byte("v")) }); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SELECT v FROM tablo_kv WHERE k = 'k' FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	err = db.Update(ctx, nil, func(tx store.Txn) error { return tx.Set([]byte("k"), []byte("w")) })
+	if !errors.Is(err, store.ErrTimeout) {
+		t.Fatalf("Update behind a lock: %v, want ErrTimeout", err)
+	}
+	if d := time.Since(began); d > 10*time.Second {
+		t.Fatalf("took %v", d)
+	}
+}
