@@ -52,6 +52,11 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 
 func migrateOnce(ctx context.Context, pool *pgxpool.Pool) error {
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		// Schema steps may wait for another front end's migration or run long: not bound by
+		// the request-sized statement timeout.
+		if _, err := tx.Exec(ctx, `SET LOCAL statement_timeout = '5min'`); err != nil {
+			return fmt.Errorf("postgres: migration timeout: %w", err)
+		}
 		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS tablo_schema (id INT PRIMARY KEY, version INT NOT NULL)`); err != nil {
 			return fmt.Errorf("postgres: create schema table: %w", err)
 		}
