@@ -166,8 +166,13 @@ func (s *Service) batch(ctx context.Context, account, tableName string, t Table,
 	locks := []store.Lock{{Name: tableLock(t.ID), Shared: true}, {Name: partitionLock(t.ID, pk)}}
 	results := make([]Result, len(ops))
 	err := s.st.Update(ctx, locks, func(tx store.Txn) error {
-		// The table may have been deleted between the lookup and taking its lock.
-		if err := s.checkTableLive(tx, account, tableName, t.ID); err != nil {
+		// The table may have been deleted between the lookup and taking its lock. On a
+		// shared store the catalog record is read with the entities, in one lookup (one
+		// round trip), and checked before anything else the lookup found.
+		var withCatalog *catalogLookup
+		if s.shared {
+			withCatalog = &catalogLookup{Txn: tx, key: keys.Table(account, strings.ToLower(tableName))}
+		} else if err := s.checkTableLive(tx, account, tableName, t.ID); err != nil {
 			return err
 		}
 		ticks := s.nextTicks()
@@ -175,7 +180,16 @@ func (s *Service) batch(ctx context.Context, account, tableName string, t Table,
 		for i := range ops {
 			written[i] = keys.Entity(t.ID, pk, ops[i].Entity.RowKey)
 		}
-		values, err := planOps(tx, ops, written, ticks, results)
+		var values [][]byte
+		var err error
+		if withCatalog != nil {
+			values, err = planOps(withCatalog, ops, written, ticks, results)
+			if cerr := withCatalog.check(t.ID); cerr != nil {
+				return cerr
+			}
+		} else {
+			values, err = planOps(tx, ops, written, ticks, results)
+		}
 		if err != nil {
 			return err
 		}
@@ -201,6 +215,54 @@ func (s *Service) batch(ctx context.Context, account, tableName string, t Table,
 		return nil, fmt.Errorf("table: write %s: %w", tableName, err)
 	}
 	return results, nil
+}
+
+// catalogLookup is a Txn whose Lookup also reads one catalog record, for writes on a shared
+// store: the record decides whether the write may land (check), in the same round trip as
+// the entities it reads.
+type catalogLookup struct {
+	store.Txn
+	key   []byte
+	seen  bool // the lookup delivered the record (it stops early when fn fails)
+	value []byte
+	found bool
+}
+
+func (c *catalogLookup) Lookup(ks [][]byte, expect store.Expect, fn func(i int, value []byte, found bool) error) error {
+	at, _ := slices.BinarySearchFunc(ks, c.key, bytes.Compare)
+	all := slices.Insert(slices.Clone(ks), at, c.key)
+	return c.Txn.Lookup(all, store.ExpectPresent, func(i int, v []byte, found bool) error {
+		switch {
+		case i == at:
+			c.value, c.found, c.seen = bytes.Clone(v), found, true
+			return nil
+		case i > at:
+			i--
+		}
+		return fn(i, v, found)
+	})
+}
+
+// check is checkTableLive's verdict from the record the lookup read (read now if the
+// lookup did not deliver it).
+func (c *catalogLookup) check(id uint64) error {
+	if !c.seen {
+		v, err := c.Txn.Get(c.key)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		c.value, c.found = v, err == nil
+	}
+	if !c.found {
+		return azerr.New(azerr.TableNotFound)
+	}
+	if t, err := decodeTable(c.value); err != nil || t.ID != id {
+		if err == nil {
+			return errStaleHint
+		}
+		return azerr.New(azerr.TableNotFound)
+	}
+	return nil
 }
 
 // MaxBatchOps is Azure's limit on operations in one entity group transaction.
