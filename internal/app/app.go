@@ -76,14 +76,31 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	return a, nil
 }
 
+// startupWait is how long start-up waits for an unreachable database.
+const startupWait = 30 * time.Second
+
 // OpenStore opens the engine cfg selects: PostgreSQL when PostgresURL is set, else Pebble
 // on DataDir (or in memory).
 func OpenStore(ctx context.Context, cfg config.Config, log *slog.Logger) (store.Store, error) {
 	if cfg.PostgresURL != "" {
-		return postgres.Open(ctx, postgres.Options{
-			URL: cfg.PostgresURL, MaxConns: int32(cfg.PostgresPoolSize),
-			StatementTimeout: cfg.PostgresStatementTimeout, Logger: log,
-		})
+		// A front end may start before its database (or while it restarts): wait for it,
+		// for a while, rather than exit at once.
+		deadline := time.Now().Add(startupWait)
+		for {
+			db, err := postgres.Open(ctx, postgres.Options{
+				URL: cfg.PostgresURL, MaxConns: int32(cfg.PostgresPoolSize),
+				StatementTimeout: cfg.PostgresStatementTimeout, Logger: log,
+			})
+			if err == nil || !errors.Is(err, store.ErrUnavailable) || time.Now().After(deadline) {
+				return db, err
+			}
+			log.Warn("waiting for the database", "err", err)
+			select {
+			case <-ctx.Done():
+				return nil, err
+			case <-time.After(time.Second):
+			}
+		}
 	}
 	return pebblestore.Open(pebblestore.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: log, GroupCommitWindow: cfg.GroupCommitWindow})
 }
