@@ -1,6 +1,6 @@
 module github.com/tablo/tablo
 
-go 1.26.8
+go 1.25.0
 
 require (
 	github.com/Azure/azure-sdk-for-go/sdk/azcore v1.20.0

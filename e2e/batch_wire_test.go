@@ -69,18 +69,17 @@ func (ts *testServer) writeOp(method, table, pk, rk, ifMatch, body string) chang
 	return changesetOp{method: method, url: ts.entityURL(table, pk, rk), header: h, body: body}
 }
 
-// deleteOp is a batch delete as the Go SDK writes it.
+// deleteOp is a batch delete as the Go SDK writes it; ifMatch "" sends no If-Match.
 func (ts *testServer) deleteOp(table, pk, rk, ifMatch string) changesetOp {
-	return changesetOp{
-		method: "DELETE",
-		url:    ts.entityURL(table, pk, rk) + goFormatQuery,
-		header: [][2]string{
-			{"Accept", "application/json;odata=minimalmetadata"},
-			{"DataServiceVersion", ""},
-			{"If-Match", ifMatch},
-			{"x-ms-version", ""},
-		},
+	h := [][2]string{
+		{"Accept", "application/json;odata=minimalmetadata"},
+		{"DataServiceVersion", ""},
 	}
+	if ifMatch != "" {
+		h = append(h, [2]string{"If-Match", ifMatch})
+	}
+	h = append(h, [2]string{"x-ms-version", ""})
+	return changesetOp{method: "DELETE", url: ts.entityURL(table, pk, rk) + goFormatQuery, header: h}
 }
 
 const (

@@ -47,6 +47,10 @@ func TestCORS(t *testing.T) {
 	if status != 403 || !strings.Contains(body, "CorsPreflightFailure") {
 		t.Fatalf("preflight without rules: %d %s", status, body)
 	}
+	// Without rules nothing varies by Origin.
+	if _, h, _ := ts.do(t, http.MethodGet, "/Tables", map[string]string{"Origin": "http://www.contoso.com"}, ""); h.Get("Vary") != "" {
+		t.Fatalf("Vary without CORS rules: %v", h)
+	}
 
 	_, err := ts.service(t).SetProperties(ctx, aztables.ServiceProperties{Cors: []*aztables.CorsRule{
 		{
@@ -88,6 +92,9 @@ func TestCORS(t *testing.T) {
 			if status != tt.status {
 				t.Fatalf("status %d, want %d: %s", status, tt.status, body)
 			}
+			if status != 400 && h.Get("Vary") != "Origin" {
+				t.Errorf("preflight answer without Vary: Origin: %v", h)
+			}
 			switch status {
 			case 403:
 				if h.Get("x-ms-error-code") != "CorsPreflightFailure" {
@@ -124,7 +131,7 @@ func TestCORS(t *testing.T) {
 	}
 	// The wildcard rule answers "*" without credentials.
 	_, h, _ = ts.do(t, http.MethodGet, "/Tables", map[string]string{"Origin": "http://other.org"}, "")
-	if h.Get("Access-Control-Allow-Origin") != "*" || h.Get("Access-Control-Allow-Credentials") != "" {
+	if h.Get("Access-Control-Allow-Origin") != "*" || h.Get("Access-Control-Allow-Credentials") != "" || h.Get("Vary") != "Origin" {
 		t.Fatalf("wildcard actual request: %v", h)
 	}
 	// Even a failing request carries them (browsers can then read the error).
@@ -136,6 +143,14 @@ func TestCORS(t *testing.T) {
 	_, h, _ = ts.do(t, http.MethodPost, "/Tables", map[string]string{"Origin": "http://other.org", "Content-Type": "application/json"}, `{"TableName":"corsnew"}`)
 	if h.Get("Access-Control-Allow-Origin") != "" {
 		t.Fatalf("unmatched method got CORS headers: %v", h)
+	}
+	// but its answer still varies by Origin (with rules configured, Azure always says so),
+	// also when the request fails.
+	if vs := h.Values("Vary"); len(vs) != 1 || vs[0] != "Origin" {
+		t.Fatalf("unmatched request: Vary %q, want Origin once", vs)
+	}
+	if _, h, _ = corsRequest(t, http.MethodGet, ts.endpoint+"/Tables", map[string]string{"Origin": "http://nomatch.example"}); h.Get("Vary") != "Origin" {
+		t.Fatalf("unmatched failing request: no Vary: Origin: %v", h)
 	}
 	_, h, _ = ts.do(t, http.MethodGet, "/Tables", nil, "")
 	if h.Get("Access-Control-Allow-Origin") != "" || h.Get("Vary") != "" {

@@ -68,20 +68,20 @@ func freeLoopbackPort(t *testing.T) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// startTablo runs the binary on dataDir and waits for its first successful query; it returns
-// the time from exec to that query.
-func startTablo(t *testing.T, bin, dataDir string) (*tabloProc, time.Duration) {
+// startTablo runs the binary on dataDir (with extra flags) and waits for its first successful
+// query; it returns the time from exec to that query.
+func startTablo(t *testing.T, bin, dataDir string, extra ...string) (*tabloProc, time.Duration) {
 	t.Helper()
 	engine := []string{"--data-dir", dataDir}
 	if u := postgresFor(t, dataDir); u != "" {
 		engine = []string{"--postgres", u}
 	}
-	return startTabloWith(t, bin, engine...)
+	return startTabloWith(t, bin, append(engine, extra...)...)
 }
 
-// startTabloWith runs the binary with engine's flags (--data-dir or --postgres) and waits
-// for its first successful query.
-func startTabloWith(t *testing.T, bin string, engine ...string) (*tabloProc, time.Duration) {
+// startTabloWith runs the binary with flags (the engine's, --data-dir or --postgres, and
+// any others) and waits for its first successful query.
+func startTabloWith(t *testing.T, bin string, flags ...string) (*tabloProc, time.Duration) {
 	t.Helper()
 	port := freeLoopbackPort(t)
 	p := &tabloProc{
@@ -91,7 +91,7 @@ func startTabloWith(t *testing.T, bin string, engine ...string) (*tabloProc, tim
 	}
 	p.endpoint = "http://" + p.addr + "/" + devAccount
 	p.cmd = exec.Command(bin, append([]string{"--host", "127.0.0.1", "--table-port", strconv.Itoa(port),
-		"--log-level", "warn"}, engine...)...)
+		"--log-level", "warn"}, flags...)...)
 	p.cmd.Stderr = p.stderr
 	p.cmd.Stdout = p.stderr
 	began := time.Now()

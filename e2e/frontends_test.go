@@ -259,8 +259,6 @@ func testFrontEndCaches(t *testing.T, bin string) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // loadWriter inserts distinct entities through tc until stop, recording each acknowledged
 // RowKey; errors are counted, and must be Azure's retryable answers (or connection errors
 // from a killed front end when killable).

@@ -132,13 +132,21 @@ func TestServicePropertiesValidation(t *testing.T) {
 	bad := sdkCorsRule()
 	bad.AllowedMethods = to.Ptr("GET,TRACE")
 	_, err = svc.SetProperties(ctx, aztables.ServiceProperties{Cors: []*aztables.CorsRule{bad}}, nil)
-	wantAzErr(t, "TRACE method", err, 400, "InvalidXmlNodeValue")
+	wantAzErr(t, "TRACE method", err, 400, "InvalidXmlDocument")
 
+	// Out-of-range values are InvalidXmlDocument on Azure (not InvalidXmlNodeValue).
 	for _, days := range []int32{0, 366} {
 		_, err = svc.SetProperties(ctx, aztables.ServiceProperties{HourMetrics: &aztables.Metrics{Version: to.Ptr("1.0"), Enabled: to.Ptr(false),
 			RetentionPolicy: &aztables.RetentionPolicy{Enabled: to.Ptr(true), Days: to.Ptr(days)}}}, nil)
-		wantAzErr(t, "retention days", err, 400, "InvalidXmlNodeValue")
+		wantAzErr(t, "retention days", err, 400, "InvalidXmlDocument")
+		_, err = svc.SetProperties(ctx, aztables.ServiceProperties{Logging: &aztables.Logging{Version: to.Ptr("1.0"), Read: to.Ptr(true), Write: to.Ptr(false), Delete: to.Ptr(false),
+			RetentionPolicy: &aztables.RetentionPolicy{Enabled: to.Ptr(true), Days: to.Ptr(days)}}}, nil)
+		wantAzErr(t, "logging retention days", err, 400, "InvalidXmlDocument")
 	}
+	negative := sdkCorsRule()
+	negative.MaxAgeInSeconds = to.Ptr(int32(-1))
+	_, err = svc.SetProperties(ctx, aztables.ServiceProperties{Cors: []*aztables.CorsRule{negative}}, nil)
+	wantAzErr(t, "negative MaxAgeInSeconds", err, 400, "InvalidXmlDocument")
 
 	status, h, body := ts.do(t, http.MethodPut, servicePropsPath, map[string]string{"Content-Type": "application/xml"}, "<StorageServiceProperties><Logging>")
 	if status != 400 || h.Get("x-ms-error-code") != "InvalidXmlDocument" || !strings.Contains(body, "<Code>InvalidXmlDocument</Code>") {

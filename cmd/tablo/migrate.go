@@ -11,7 +11,7 @@ import (
 
 // migrateCmd runs `tablo migrate --from SRC --to DST`: each a data directory or a
 // PostgreSQL URL. Stop every Tablo serving the source first.
-func migrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func migrateCmd(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("tablo migrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	from := fs.String("from", "", "source: a data directory or a postgres:// URL (stop the Tablo serving it first)")

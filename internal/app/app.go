@@ -1,5 +1,9 @@
-// Package app assembles a running Tablo: engine, Table service, HTTP server, and their
-// ordered shutdown.
+// Package app assembles a running Tablo: listeners, data directory, engine, services, and
+// their ordered start-up and shutdown.
+//
+// Start-up refuses early and clearly, before anything is created: every listener is bound
+// first (a port in use names the port and the service), then the data directory is claimed
+// (in use by another Tablo, unreadable), and only then is the engine opened.
 package app
 
 import (
@@ -11,10 +15,14 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"strconv"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/tablo/tablo/internal/config"
+	"github.com/tablo/tablo/internal/datadir"
 	"github.com/tablo/tablo/internal/httpserve"
+	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/server"
 	"github.com/tablo/tablo/internal/store"
 	pebblestore "github.com/tablo/tablo/internal/store/pebble"
@@ -24,85 +32,133 @@ import (
 
 // App is a started Tablo server.
 type App struct {
-	cfg     config.Config
-	log     *slog.Logger
-	db      store.Store
-	svc     *table.Service
-	http    *httpserve.Server
-	pprof   *http.Server
-	ln      net.Listener
-	served  chan error
-	closing bool
+	cfg       config.Config
+	log       *slog.Logger
+	claim     *datadir.Claim // nil in memory
+	db        store.Store
+	svc       *table.Service
+	parts     *partition.Layer
+	listeners []*listener
+	pprof     *http.Server
+	served    chan error
+	closeOnce sync.Once
+	closeErr  error
 }
 
-// Start opens the engine and starts listening. The returned App serves until Close.
+// listener is one service's bound socket and its HTTP server.
+type listener struct {
+	service string // "Table"; the connection string key is service + "Endpoint"
+	flag    string // the flag that sets its port, for error messages
+	ln      net.Listener
+	http    *httpserve.Server
+}
+
+// listenSpec is a service to listen for: its name, port and the flag that sets the port.
+type listenSpec struct {
+	service string
+	port    int
+	flag    string
+}
+
+// services lists what cfg asks to serve, in start-up order.
+func services(cfg config.Config) []listenSpec {
+	return []listenSpec{
+		{"Table", cfg.TablePort, "--table-port"},
+	}
+}
+
+// Start binds the listeners, claims the data directory, opens the engine and starts serving.
+// The returned App serves until Close.
 func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error) {
-	db, err := OpenStore(ctx, cfg, log)
+	if cfg.Host == "" {
+		cfg.Host = config.DefaultHost
+	}
+	a := &App{cfg: cfg, log: log, served: make(chan error, 4)}
+	ok := false
+	defer func() {
+		if !ok {
+			a.abort()
+		}
+	}()
+	for _, sp := range services(cfg) {
+		ln, err := listen(cfg.Host, sp)
+		if err != nil {
+			return nil, err
+		}
+		a.listeners = append(a.listeners, &listener{service: sp.service, flag: sp.flag, ln: ln})
+	}
+	db, err := a.openEngine(ctx)
 	if err != nil {
 		return nil, err
 	}
-	svc := table.New(db, table.Options{Logger: log, ColumnCacheBytes: cfg.ColumnCacheBytes})
-	srv := server.New(server.Options{Service: svc, Accounts: cfg.Accounts, Logger: log})
-	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.TablePort))
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		svc.Close()
-		db.Close()
-		return nil, fmt.Errorf("app: listen %s: %w", addr, err)
+	a.db = db
+	a.svc = table.New(db, table.Options{Logger: log, ColumnCacheBytes: cfg.ColumnCacheBytes})
+	a.parts = partition.New(cfg.Partition)
+	a.parts.SetFaults(cfg.Faults)
+	tableSrv := server.New(server.Options{Service: a.svc, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow, Partitions: a.parts})
+	for _, l := range a.listeners {
+		switch l.service {
+		case "Table":
+			l.http = tableSrv.NewHTTPServer()
+		}
+		go func() { a.served <- l.http.Serve(l.ln) }()
 	}
-	a := &App{
-		cfg: cfg, log: log, db: db, svc: svc, ln: ln, served: make(chan error, 1),
-		http: srv.NewHTTPServer(),
-	}
-	go func() { a.served <- a.http.Serve(ln) }()
 	if cfg.PprofAddr != "" {
-		mux := http.NewServeMux()
-		mux.HandleFunc("/debug/pprof/", pprof.Index)
-		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-		a.pprof = &http.Server{Addr: cfg.PprofAddr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		go func() {
-			if err := a.pprof.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				log.Error("pprof", "err", err)
-			}
-		}()
+		a.startPprof(cfg.PprofAddr)
 	}
-	engine := []any{"data_dir", cfg.DataDir, "in_memory", cfg.InMemory}
-	if cfg.PostgresURL != "" {
-		engine = []any{"engine", "postgres"}
-	}
-	log.Info("tablo listening", append([]any{"table_endpoint", "http://" + ln.Addr().String() + "/devstoreaccount1"}, engine...)...)
+	ok = true
+	a.logStarted()
 	return a, nil
+}
+
+// openEngine opens the engine cfg selects: PostgreSQL when PostgresURL is set (no data
+// directory is claimed: the database is shared), else Pebble in the claimed data directory
+// (or in memory).
+func (a *App) openEngine(ctx context.Context) (store.Store, error) {
+	cfg := a.cfg
+	if cfg.PostgresURL != "" {
+		return openPostgres(ctx, cfg, a.log)
+	}
+	dir := cfg.DataDir
+	if !cfg.InMemory {
+		claim, err := datadir.Acquire(cfg.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		a.claim, dir = claim, claim.Dir()
+	}
+	db, err := pebblestore.Open(pebblestore.Options{Dir: dir, InMemory: cfg.InMemory, Logger: a.log, GroupCommitWindow: cfg.GroupCommitWindow})
+	if err != nil {
+		return nil, fmt.Errorf("open engine in %s: %w", dir, err)
+	}
+	return db, nil
 }
 
 // startupWait is how long start-up waits for an unreachable database.
 const startupWait = 30 * time.Second
 
-// OpenStore opens the engine cfg selects: PostgreSQL when PostgresURL is set, else Pebble
-// on DataDir (or in memory).
-func OpenStore(ctx context.Context, cfg config.Config, log *slog.Logger) (store.Store, error) {
-	if cfg.PostgresURL != "" {
-		// A front end may start before its database (or while it restarts): wait for it,
-		// for a while, rather than exit at once.
-		deadline := time.Now().Add(startupWait)
-		for {
-			db, err := postgres.Open(ctx, postgres.Options{
-				URL: cfg.PostgresURL, MaxConns: int32(cfg.PostgresPoolSize),
-				StatementTimeout: cfg.PostgresStatementTimeout, Logger: log,
-			})
-			if err == nil || !errors.Is(err, store.ErrUnavailable) || time.Now().After(deadline) {
-				return db, err
-			}
-			log.Warn("waiting for the database", "err", err)
-			select {
-			case <-ctx.Done():
-				return nil, err
-			case <-time.After(time.Second):
-			}
+// openPostgres opens the PostgreSQL engine. A front end may start before its database (or
+// while it restarts): it waits for it, for a while, rather than exit at once.
+func openPostgres(ctx context.Context, cfg config.Config, log *slog.Logger) (store.Store, error) {
+	deadline := time.Now().Add(startupWait)
+	for {
+		db, err := postgres.Open(ctx, postgres.Options{
+			URL: cfg.PostgresURL, MaxConns: int32(cfg.PostgresPoolSize),
+			StatementTimeout: cfg.PostgresStatementTimeout, Logger: log,
+		})
+		if err == nil {
+			return db, nil
+		}
+		if !errors.Is(err, store.ErrUnavailable) || time.Now().After(deadline) {
+			return nil, err
+		}
+		log.Warn("waiting for the database", "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(time.Second):
 		}
 	}
-	return pebblestore.Open(pebblestore.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: log, GroupCommitWindow: cfg.GroupCommitWindow})
 }
 
 // Ready reports whether the engine can serve: nil, or why not (a database that does not
@@ -114,23 +170,101 @@ func (a *App) Ready(ctx context.Context) error {
 	return nil
 }
 
-// Addr is the Table service's listening address.
-func (a *App) Addr() net.Addr { return a.ln.Addr() }
+// listen binds one service's port, turning "address already in use" into a message that
+// names the port, the service and the flag.
+func listen(host string, sp listenSpec) (net.Listener, error) {
+	addr := net.JoinHostPort(host, strconv.Itoa(sp.port))
+	ln, err := net.Listen("tcp", addr)
+	if err == nil {
+		return ln, nil
+	}
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("%s service: port %d on %s is already in use (another Tablo or an Azure Storage emulator?); stop it or choose another port with %s",
+			sp.service, sp.port, host, sp.flag)
+	}
+	return nil, fmt.Errorf("%s service: cannot listen on %s: %w", sp.service, addr, err)
+}
 
-// Done is closed-ish: it yields the Serve error if the listener fails on its own.
+// Partitions is the partition layer: its Handler is the admin API of partitions and faults.
+func (a *App) Partitions() *partition.Layer { return a.parts }
+
+func (a *App) startPprof(addr string) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	// The partition layer's JSON API, until the admin listener serves it.
+	mux.Handle("/partitions", a.parts.Handler())
+	mux.Handle("/faults", a.parts.Handler())
+	a.pprof = &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := a.pprof.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			a.log.Error("pprof", "err", err)
+		}
+	}()
+}
+
+// abort undoes a Start that failed part way.
+func (a *App) abort() {
+	for _, l := range a.listeners {
+		_ = l.ln.Close()
+	}
+	if a.svc != nil {
+		a.svc.Close()
+	}
+	if a.db != nil {
+		_ = a.db.Close()
+	}
+	if a.claim != nil {
+		_ = a.claim.Release()
+	}
+}
+
+// Addr is the Table service's listening address.
+func (a *App) Addr() net.Addr { return a.listener("Table").ln.Addr() }
+
+func (a *App) listener(service string) *listener {
+	for _, l := range a.listeners {
+		if l.service == service {
+			return l
+		}
+	}
+	return nil
+}
+
+// Done yields the Serve error if a listener fails on its own.
 func (a *App) Done() <-chan error { return a.served }
 
-// Close shuts down in order: stop accepting connections and drain in-flight requests (up to
-// the context's deadline), stop pprof, then flush and close the engine. Safe to call twice.
+// Close shuts down in order: stop accepting and let requests in flight finish until ctx
+// ends, then close the connections still open, stop pprof, flush and close the engine and
+// release the data directory. Connections closed at the deadline are logged, not an error:
+// every acknowledged write is already durable. Safe to call twice.
 func (a *App) Close(ctx context.Context) error {
-	if a.closing {
-		return nil
-	}
-	a.closing = true
+	a.closeOnce.Do(func() { a.closeErr = a.close(ctx) })
+	return a.closeErr
+}
+
+func (a *App) close(ctx context.Context) error {
+	start := time.Now()
 	var errs []error
-	if err := a.http.Shutdown(ctx); err != nil {
-		errs = append(errs, fmt.Errorf("app: http shutdown: %w", err))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for _, l := range a.listeners {
+		wg.Go(func() {
+			err := l.http.Shutdown(ctx)
+			if errors.Is(err, httpserve.ErrForcedClose) {
+				a.log.Warn("shutdown timeout: closed connections still open", "service", l.service, "detail", err.Error())
+				return
+			}
+			if err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("app: %s shutdown: %w", l.service, err))
+				mu.Unlock()
+			}
+		})
 	}
+	wg.Wait()
 	if a.pprof != nil {
 		_ = a.pprof.Close()
 	}
@@ -138,6 +272,11 @@ func (a *App) Close(ctx context.Context) error {
 	if err := a.db.Close(); err != nil {
 		errs = append(errs, err)
 	}
-	a.log.Info("tablo stopped")
+	if a.claim != nil {
+		if err := a.claim.Release(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	a.log.Info("tablo stopped", "took", time.Since(start))
 	return errors.Join(errs...)
 }

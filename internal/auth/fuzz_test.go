@@ -158,3 +158,22 @@ func sameIdentifiers(a, b []SignedIdentifier) bool {
 	}
 	return true
 }
+
+// FuzzParseHTTPDate: the positional RFC 1123 reader never accepts what time.Parse refuses,
+// and agrees with it on what both accept.
+func FuzzParseHTTPDate(f *testing.F) {
+	for _, s := range []string{"Wed, 01 Jan 2025 00:00:00 GMT", "Fri, 29 Feb 2025 00:00:00 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "2025-01-01T00:00:00Z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fast, ok := parseRFC1123(s)
+		if !ok {
+			_, _ = parseHTTPDate(s) // must not panic
+			return
+		}
+		want, err := time.Parse("Mon, 02 Jan 2006 15:04:05 GMT", s)
+		if err != nil || !fast.Equal(want) {
+			t.Fatalf("%q: fast path %v, time.Parse %v %v", s, fast, want, err)
+		}
+	})
+}

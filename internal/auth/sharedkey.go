@@ -46,10 +46,10 @@ type RequestInfo struct {
 	// Secondary reports that the URL addressed the secondary endpoint ({account}-secondary).
 	Secondary bool
 
-	// Clock-skew check: when MaxClockSkew > 0, a request whose date is further than that from
-	// Now is rejected (403 AuthenticationFailed) and an unparseable date is 400
-	// InvalidHeaderValue. Zero disables the check (the default for a local emulator: containers
-	// and test clocks drift, and Azurite does not check either).
+	// Request date check: when MaxClockSkew > 0, a request whose date (x-ms-date, else Date)
+	// is further than that from Now, or is not an HTTP date (RFC 1123, or RFC 850 as HTTP
+	// allows; RFC 3339 is refused), is 403 AuthenticationFailed, as Azure answers (it allows
+	// 15 minutes): a captured request cannot be replayed for long. Zero disables the check.
 	Now          time.Time
 	MaxClockSkew time.Duration
 }
@@ -115,9 +115,12 @@ func SignSharedKey(s Scheme, req RequestInfo, key []byte) string {
 // VerifySharedKey checks the request's SharedKey or SharedKeyLite Authorization header against
 // acct, the account addressed by the URL (nil when the server does not know it).
 //
+// The signed date is x-ms-date when the request has one (a signature over Date is then
+// refused, as Azure refuses it), else Date.
+//
 // Errors: unparseable header or a non-Shared-Key scheme → 400 InvalidAuthenticationInfo;
 // no date header → 400 MissingRequiredHeader; unknown account, account mismatch, bad
-// signature or clock skew → 403 AuthenticationFailed.
+// signature, a date outside MaxClockSkew or not an HTTP date → 403 AuthenticationFailed.
 //
 // A server verifying many requests should use a Verifier, which gives the same answers.
 func VerifySharedKey(req RequestInfo, acct *Account) error {
@@ -148,30 +151,31 @@ func verifySharedKey(req RequestInfo, acct *Account, st *macState) error {
 	if acct == nil || a.Account != req.Account || acct.Name != req.Account {
 		return authFailed("account " + a.Account + " does not match the account addressed by the URL")
 	}
-	dates, nDates := candidateDates(req.Header)
-	if nDates == 0 {
+	date := requestDate(req.Header)
+	if date == "" {
 		return fail(azerr.MissingRequiredHeader, "x-ms-date or Date is required with Shared Key")
 	}
-	if !matchAny(a, req, st, dates[:nDates]) {
-		return authFailed("signature mismatch")
-	}
+	// The date first: a stale replay costs no HMAC.
 	if req.MaxClockSkew > 0 {
-		return checkSkew(dates[0], req.Now, req.MaxClockSkew)
+		if err := checkSkew(date, req.Now, req.MaxClockSkew); err != nil {
+			return err
+		}
+	}
+	if !matchAny(a, req, st, date) {
+		return authFailed("signature mismatch")
 	}
 	return nil
 }
 
 // matchAny reports whether any candidate string-to-sign, signed with any of the account's
 // keys, gives the request's signature (compared in constant time).
-func matchAny(a Authorization, req RequestInfo, st *macState, dates []string) bool {
+func matchAny(a Authorization, req RequestInfo, st *macState, date string) bool {
 	resources, nRes := candidateResources(req)
-	for _, date := range dates {
-		for _, res := range resources[:nRes] {
-			st.buf = appendStringToSign(st.buf[:0], a.Scheme, req, date, res)
-			for i := range st.keys {
-				if hmac.Equal(st.sum(i, st.buf), a.Signature) {
-					return true
-				}
+	for _, res := range resources[:nRes] {
+		st.buf = appendStringToSign(st.buf[:0], a.Scheme, req, date, res)
+		for i := range st.keys {
+			if hmac.Equal(st.sum(i, st.buf), a.Signature) {
+				return true
 			}
 		}
 	}
@@ -201,39 +205,77 @@ func requestDate(h Header) string {
 	return h.Get(hdrDate)
 }
 
-// candidateDates lists the dates to try, preferred first (the first n of the array). Azurite
-// prefers Date over x-ms-date when both are sent, so a client written against it may have
-// signed Date.
-func candidateDates(h Header) (out [2]string, n int) {
-	if d := h.Get(hdrMSDate); d != "" {
-		out[n] = d
-		n++
-	}
-	if d := h.Get(hdrDate); d != "" && (n == 0 || out[0] != d) {
-		out[n] = d
-		n++
-	}
-	return out, n
-}
-
+// checkSkew refuses a request date that is not an HTTP date or lies further than maxSkew
+// from now, with the AuthenticationErrorDetail Azure gives.
 func checkSkew(date string, now time.Time, maxSkew time.Duration) error {
-	t, err := parseHTTPDate(date)
-	if err != nil {
-		return fail(azerr.InvalidHeaderValue, "request date is not an RFC 1123 date")
+	t, ok := parseHTTPDate(date)
+	if !ok {
+		return authFailed("The request date header '" + date + "' is not a valid HTTP date (RFC 1123, e.g. Sun, 06 Nov 1994 08:49:37 GMT).")
 	}
-	if d := now.Sub(t); d > maxSkew || d < -maxSkew {
-		return authFailed("request date is outside the allowed clock skew")
+	switch d := now.Sub(t); {
+	case d > maxSkew:
+		return authFailed("Request date header too old: '" + date + "'")
+	case d < -maxSkew:
+		return authFailed("Request date header too far in the future: '" + date + "'")
 	}
 	return nil
 }
 
-// parseHTTPDate accepts the RFC 1123 form clients send ("Wed, 01 Jan 2025 00:00:00 GMT").
-func parseHTTPDate(s string) (time.Time, error) {
-	t, err := time.Parse(time.RFC1123, s)
-	if err != nil {
-		t, err = time.Parse(time.RFC1123Z, s)
+// parseHTTPDate accepts the date forms HTTP allows a client to send, in GMT: RFC 1123
+// ("Sun, 06 Nov 1994 08:49:37 GMT", what every SDK sends) and RFC 850
+// ("Sunday, 06-Nov-94 08:49:37 GMT"), both named in Azure's documentation.
+func parseHTTPDate(s string) (time.Time, bool) {
+	if t, ok := parseRFC1123(s); ok {
+		return t, true
 	}
-	return t, err
+	for _, layout := range [...]string{"Mon, 02 Jan 2006 15:04:05 GMT", "Monday, 02-Jan-06 15:04:05 GMT"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// parseRFC1123 reads the exact form every SDK sends, "Sun, 06 Nov 1994 08:49:37 GMT", by
+// position: it runs on every Shared Key request, and time.Parse costs several times more.
+// Anything else (other spacing, a bad field) reports false and is left to time.Parse.
+func parseRFC1123(s string) (time.Time, bool) {
+	const form = "Sun, 06 Nov 1994 08:49:37 GMT"
+	if len(s) != len(form) || s[3] != ',' || s[4] != ' ' || s[7] != ' ' || s[11] != ' ' || s[16] != ' ' ||
+		s[19] != ':' || s[22] != ':' || s[25:] != " GMT" {
+		return time.Time{}, false
+	}
+	num := func(i, n int) int {
+		v := 0
+		for _, c := range []byte(s[i : i+n]) {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	switch s[:3] { // named, as time.Parse requires; like it, not checked against the date
+	case "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun":
+	default:
+		return time.Time{}, false
+	}
+	day, year, hour, minute, sec := num(5, 2), num(12, 4), num(17, 2), num(20, 2), num(23, 2)
+	month := 0
+	for i, m := range [...]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"} {
+		if s[8:11] == m {
+			month = i + 1
+			break
+		}
+	}
+	if month == 0 || day < 1 || day > 31 || year < 0 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+		return time.Time{}, false
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, 0, time.UTC)
+	if t.Day() != day { // 31 Feb and the like: let time.Parse refuse it
+		return time.Time{}, false
+	}
+	return t, true
 }
 
 // mac is HMAC-SHA256(key, UTF-8(message)).

@@ -188,23 +188,44 @@ func TestVerifySharedKeyErrors(t *testing.T) {
 		{"skew with bad date", signed(SchemeSharedKey, dev.Keys[0], func(r *RequestInfo) {
 			setHeader("x-ms-date", "yesterday")(r)
 			r.Now, r.MaxClockSkew = now, 15*time.Minute
-		}), dev, azerr.InvalidHeaderValue},
+		}), dev, azerr.AuthenticationFailed},
+		{"RFC 3339 date refused", signed(SchemeSharedKey, dev.Keys[0], func(r *RequestInfo) {
+			setHeader("x-ms-date", "2025-01-01T00:00:00Z")(r)
+			r.Now, r.MaxClockSkew = now, 15*time.Minute
+		}), dev, azerr.AuthenticationFailed},
+		{"numeric zone refused", signed(SchemeSharedKey, dev.Keys[0], func(r *RequestInfo) {
+			setHeader("x-ms-date", "Wed, 01 Jan 2025 00:00:00 +0000")(r)
+			r.Now, r.MaxClockSkew = now, 15*time.Minute
+		}), dev, azerr.AuthenticationFailed},
+		{"RFC 850 date accepted", signed(SchemeSharedKey, dev.Keys[0], func(r *RequestInfo) {
+			setHeader("x-ms-date", "Wednesday, 01-Jan-25 00:00:00 GMT")(r)
+			r.Now, r.MaxClockSkew = now, 15*time.Minute
+		}), dev, ""},
+		{"a year old", signed(SchemeSharedKey, dev.Keys[0], func(r *RequestInfo) {
+			r.Now, r.MaxClockSkew = now.AddDate(1, 0, 0), 15*time.Minute
+		}), dev, azerr.AuthenticationFailed},
+		{"wider window", signed(SchemeSharedKey, dev.Keys[0], func(r *RequestInfo) {
+			r.Now, r.MaxClockSkew = now.Add(20*time.Minute), time.Hour
+		}), dev, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { wantCode(t, VerifySharedKey(tt.req, tt.acct), tt.want) })
 	}
 }
 
-// TestDateFallback: when x-ms-date and Date differ, a signature over either verifies
-// (Azurite signs Date, SDKs sign x-ms-date).
-func TestDateFallback(t *testing.T) {
+// TestSignedDate: when x-ms-date is sent, the signature must cover it; a signature over a
+// Date header sent alongside is refused (Azure refuses it), and Date alone is signed.
+func TestSignedDate(t *testing.T) {
 	dev := devAccount()
 	req := vectorRequest("GET", "/devstoreaccount1/Tables", "", map[string]string{"Date": "Thu, 02 Jan 2025 00:00:00 GMT"})
 	h := req.Header.(http.Header)
 	h.Set("Authorization", "SharedKeyLite devstoreaccount1:"+sign(dev.Keys[0], "Thu, 02 Jan 2025 00:00:00 GMT\n/devstoreaccount1/devstoreaccount1/Tables"))
-	wantCode(t, VerifySharedKey(req, dev), "")
+	wantCode(t, VerifySharedKey(req, dev), azerr.AuthenticationFailed)
 	h.Set("Authorization", SignSharedKey(SchemeSharedKeyLite, req, dev.Keys[0]))
 	wantCode(t, VerifySharedKey(req, dev), "")
+	// The date checked against the clock is the signed one, x-ms-date.
+	req.Now, req.MaxClockSkew = time.Date(2025, 1, 2, 0, 0, 0, 0, time.UTC), 15*time.Minute
+	wantCode(t, VerifySharedKey(req, dev), azerr.AuthenticationFailed)
 }
 
 // TestSecondary: path-style secondary URLs verify with the path as sent and with the account
@@ -249,6 +270,52 @@ func TestSplitRequestURI(t *testing.T) {
 	for _, tt := range tests {
 		if p, q := SplitRequestURI(tt.in); p != tt.path || q != tt.query {
 			t.Errorf("%q: got %q %q", tt.in, p, q)
+		}
+	}
+}
+
+// TestParseHTTPDate: the positional fast path agrees with time.Parse on valid dates and
+// leaves everything else to it.
+func TestParseHTTPDate(t *testing.T) {
+	for _, tt := range []struct {
+		in string
+		ok bool
+	}{
+		{"Wed, 01 Jan 2025 00:00:00 GMT", true},
+		{"Sun, 06 Nov 1994 08:49:37 GMT", true},
+		{"Thu, 29 Feb 2024 23:59:59 GMT", true},
+		{"Sunday, 06-Nov-94 08:49:37 GMT", true},
+		{"Fri, 29 Feb 2025 00:00:00 GMT", false},
+		{"Wed, 31 Apr 2025 00:00:00 GMT", false},
+		{"Wed, 01 Jan 2025 24:00:00 GMT", false},
+		{"Wed, 01 Foo 2025 00:00:00 GMT", false},
+		{"Wed, 01 Jan 2025 00:00:00 UTC", false},
+		{"Wed, 01 Jan 2025 00:00:00 +0000", false},
+		{"Wed, 1 Jan 2025 00:00:00 GMT", false},
+		{"2025-01-01T00:00:00Z", false},
+		{"", false},
+	} {
+		got, ok := parseHTTPDate(tt.in)
+		if ok != tt.ok {
+			t.Errorf("%q: ok %v, want %v", tt.in, ok, tt.ok)
+			continue
+		}
+		if ok {
+			want, err := time.Parse(time.RFC1123, tt.in)
+			if err != nil {
+				want, err = time.Parse(time.RFC850, tt.in)
+			}
+			if err != nil || !got.Equal(want) {
+				t.Errorf("%q: %v, time.Parse says %v (%v)", tt.in, got, want, err)
+			}
+		}
+	}
+}
+
+func BenchmarkParseHTTPDate(b *testing.B) {
+	for b.Loop() {
+		if _, ok := parseHTTPDate("Wed, 01 Jan 2025 00:00:00 GMT"); !ok {
+			b.Fatal("refused")
 		}
 	}
 }

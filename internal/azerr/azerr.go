@@ -48,6 +48,7 @@ const (
 	AuthorizationResourceTypeMismatch       Code = "AuthorizationResourceTypeMismatch"
 	AuthorizationProtocolMismatch           Code = "AuthorizationProtocolMismatch"
 	AuthorizationSourceIPMismatch           Code = "AuthorizationSourceIPMismatch"
+	InsufficientAccountPermissions          Code = "InsufficientAccountPermissions"
 	NoAuthenticationInformation             Code = "NoAuthenticationInformation"
 	InvalidAuthenticationInfo               Code = "InvalidAuthenticationInfo"
 	InvalidHeaderValue                      Code = "InvalidHeaderValue"
@@ -105,6 +106,7 @@ var table = map[Code]definition{
 	AuthorizationResourceTypeMismatch:       {http.StatusForbidden, "This request is not authorized to perform this operation using this resource type."},
 	AuthorizationProtocolMismatch:           {http.StatusForbidden, "This request is not authorized to perform this operation using this protocol."},
 	AuthorizationSourceIPMismatch:           {http.StatusForbidden, "This request is not authorized to perform this operation using this source IP."},
+	InsufficientAccountPermissions:          {http.StatusForbidden, "Write operations are not allowed."},
 	NoAuthenticationInformation:             {http.StatusUnauthorized, "Server failed to authenticate the request. Please refer to the information in the www-authenticate header."},
 	InvalidAuthenticationInfo:               {http.StatusBadRequest, "Authentication information is not given in the correct format. Check the value of Authorization header."},
 	InvalidHeaderValue:                      {http.StatusBadRequest, "The value for one of the HTTP headers is not in the correct format."},

@@ -19,7 +19,7 @@ var allCodes = []Code{
 	XMethodIncorrectCount, XMethodIncorrectValue, XMethodNotUsingPost, AuthenticationFailed,
 	AuthorizationFailure, AuthorizationPermissionMismatch, AuthorizationServiceMismatch,
 	AuthorizationResourceTypeMismatch, AuthorizationProtocolMismatch,
-	AuthorizationSourceIPMismatch, NoAuthenticationInformation, InvalidAuthenticationInfo,
+	AuthorizationSourceIPMismatch, InsufficientAccountPermissions, NoAuthenticationInformation, InvalidAuthenticationInfo,
 	InvalidHeaderValue, MissingRequiredHeader, InvalidQueryParameterValue, InvalidURI,
 	InvalidXMLDocument, InvalidXMLNodeValue, RequestBodyTooLarge, UnsupportedHTTPVerb,
 	CorsPreflightFailure, InternalError, OperationTimedOut, ServerBusy,

@@ -1,5 +1,9 @@
-// Package config loads Tablo's configuration from command-line arguments and environment
-// variables (flags win), with defaults and validation that reports every problem at once.
+// Package config loads Tablo's server configuration from command-line flags and environment
+// variables (an explicit flag wins over its variable), and reports every problem at once.
+//
+// Every flag is one line of the table in flags(): its name, a typed value bound to a Config
+// field with its default, and its help text. The environment variable is derived from the
+// name (--table-port is TABLO_TABLE_PORT), so adding a flag adds its variable and its help.
 package config
 
 import (
@@ -8,11 +12,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tablo/tablo/internal/auth"
+	"github.com/tablo/tablo/internal/partition"
+	pebblestore "github.com/tablo/tablo/internal/store/pebble"
 )
 
 // Config is the server's configuration.
@@ -23,12 +30,23 @@ type Config struct {
 	InMemory  bool
 	Accounts  []auth.Account
 	LogLevel  slog.Level
+	// LogFormat is "auto" (text on a terminal, JSON otherwise), "text" or "json".
+	LogFormat string
+	// ShutdownTimeout bounds how long a graceful shutdown waits for requests in flight.
+	ShutdownTimeout time.Duration
 	// PprofAddr, when set, serves net/http/pprof there (opt-in).
 	PprofAddr string
-	// GroupCommitWindow is how long a WAL sync may wait for more writers (0 = engine default).
+	// GroupCommitWindow is how long a WAL sync may wait for more writers (negative = never).
 	GroupCommitWindow time.Duration
 	// ColumnCacheBytes is the memory budget of the filtered-scan column cache (0 = off).
 	ColumnCacheBytes int64
+	// Partition configures the partition layer (always on; Emulate opts in to Azure's
+	// scalability targets). Faults, when non-nil, injects seeded faults.
+	Partition partition.Options
+	Faults    *partition.FaultSet
+	// RequestDateWindow is how far a Shared Key request's date may lie from the server's
+	// clock (0 = Azure's 15 minutes).
+	RequestDateWindow time.Duration
 	// PostgresURL, when set, selects the PostgreSQL-protocol engine (DataDir and InMemory
 	// are then unused); PostgresPoolSize (0 = engine default) and PostgresStatementTimeout
 	// (0 = engine default) tune it.
@@ -37,74 +55,185 @@ type Config struct {
 	PostgresStatementTimeout time.Duration
 }
 
-// Load parses args (without the program name and subcommand) and env (os.Getenv-like).
-// Each flag has an environment variable; an explicit flag wins.
+// Defaults for the zero values a Config built in code may leave.
+const (
+	DefaultHost            = "127.0.0.1"
+	DefaultTablePort       = 10002
+	DefaultShutdownTimeout = 10 * time.Second
+)
+
+// Flag is one server flag: --Name on the command line, EnvVar(Name) in the environment.
+type Flag struct {
+	Name  string
+	Value Value
+	Usage string
+}
+
+// flags is the table of server flags, bound to c's fields; each Value sets its default.
+func (c *Config) flags() []Flag {
+	return []Flag{
+		{"host", String(&c.Host, DefaultHost), "address to listen on; 0.0.0.0 or :: listens on every interface"},
+		{"table-port", Port(&c.TablePort, DefaultTablePort), "Table service port (0 picks a free one)"},
+		{"data-dir", String(&c.DataDir, "./tablo-data"), "directory of the durable engine's data"},
+		{"in-memory", Bool(&c.InMemory, false), "keep data in memory only; nothing survives a restart"},
+		{"accounts", Accounts(&c.Accounts), "accounts as name:base64key[:base64key2][,...] (default: the development account devstoreaccount1 with its well-known key)"},
+		{"log-level", LogLevel(&c.LogLevel, slog.LevelInfo), "debug, info, warn or error"},
+		{"log-format", Enum(&c.LogFormat, "auto", "auto", "text", "json"), "auto (text on a terminal, JSON otherwise), text or json"},
+		{"shutdown-timeout", Duration(&c.ShutdownTimeout, DefaultShutdownTimeout), "on SIGINT/SIGTERM, how long requests in flight may finish before connections are closed"},
+		{"group-commit-window", Duration(&c.GroupCommitWindow, pebblestore.DefaultGroupCommitWindow), "how long a WAL fsync may wait for more concurrent writes to share it, when more writers are active than twice the CPUs; negative = never wait"},
+		{"column-cache-mb", MiB(&c.ColumnCacheBytes, 64), "memory for the column cache that serves filtered table scans, in MiB; 0 turns it off"},
+		{"emulate-targets", Parsed(&c.Partition, "", "settings", partition.ParseOptions), "answer ServerBusy beyond Azure's scalability targets and while a range partition moves: on, or settings like partition=2000,account=20000,heat=3m,move=5s (off when empty)"},
+		{"faults", Parsed(&c.Faults, "", "spec", partition.ParseFaults), "inject seeded faults, e.g. 'seed=7; fault=busy op=write p=0.1' (see docs/architecture.md; off when empty)"},
+		{"request-date-window", PositiveDuration(&c.RequestDateWindow, 15*time.Minute), "how far a Shared Key request's x-ms-date (or Date) may lie from the server's clock before it is refused, as Azure refuses it after 15m; widen it if test clocks drift"},
+		{"postgres", String(&c.PostgresURL, ""), "keep the data in this PostgreSQL (or CockroachDB, YugabyteDB) database, shared by any number of Tablo front ends: a postgres:// URL or key=value DSN (off when empty)"},
+		{"postgres-pool-size", Parsed(&c.PostgresPoolSize, "0", "connections", parsePoolSize), "connections to the database; 0 = 4 per CPU, at least 8"},
+		{"postgres-statement-timeout", PositiveDuration(&c.PostgresStatementTimeout, 10*time.Second), "longest a database statement may run; requests past it answer OperationTimedOut"},
+		{"pprof", String(&c.PprofAddr, ""), "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (off when empty)"},
+	}
+}
+
+// envExceptions are the variables not named by the rule: TABLO_POSTGRES_URL says what the
+// value is, where TABLO_POSTGRES would not.
+var envExceptions = map[string]string{"postgres": "TABLO_POSTGRES_URL"}
+
+// parsePoolSize reads --postgres-pool-size.
+func parsePoolSize(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 10000 {
+		return 0, errors.New("want a connection count from 0 to 10000")
+	}
+	return n, nil
+}
+
+// EnvVar is the environment variable of the flag named name: TABLO_ and the name in upper
+// case with dashes as underscores.
+func EnvVar(name string) string {
+	if v, ok := envExceptions[name]; ok {
+		return v
+	}
+	return "TABLO_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+}
+
+// Load parses args (without the program name and subcommand) and env (os.Getenv-like). It
+// returns flag.ErrHelp after writing the usage to stderr for -h.
 func Load(args []string, env func(string) string, stderr io.Writer) (Config, error) {
-	fs := flag.NewFlagSet("tablo serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	getenv := func(name, def string) string {
-		if v := env(name); v != "" {
-			return v
-		}
-		return def
-	}
-	host := fs.String("host", getenv("TABLO_HOST", "127.0.0.1"), "address to listen on (TABLO_HOST)")
-	port := fs.String("table-port", getenv("TABLO_TABLE_PORT", "10002"), "Table service port (TABLO_TABLE_PORT)")
-	dataDir := fs.String("data-dir", getenv("TABLO_DATA_DIR", "./tablo-data"), "data directory (TABLO_DATA_DIR)")
-	inMemory := fs.Bool("in-memory", getenv("TABLO_IN_MEMORY", "") == "true" || getenv("TABLO_IN_MEMORY", "") == "1", "keep data in memory only; nothing survives a restart (TABLO_IN_MEMORY)")
-	accounts := fs.String("accounts", getenv("TABLO_ACCOUNTS", ""), "accounts as name:base64key[:base64key2][,...] (TABLO_ACCOUNTS; default the development account devstoreaccount1)")
-	logLevel := fs.String("log-level", getenv("TABLO_LOG_LEVEL", "info"), "debug, info, warn or error (TABLO_LOG_LEVEL)")
-	window := fs.String("group-commit-window", getenv("TABLO_GROUP_COMMIT_WINDOW", "0"), "how long a WAL fsync may wait for more concurrent writes to share it, when more writers are active than twice the CPUs; 0 = default (300µs), negative = never wait (TABLO_GROUP_COMMIT_WINDOW)")
-	colCache := fs.String("column-cache-mb", getenv("TABLO_COLUMN_CACHE_MB", "64"), "memory for the column cache that serves filtered table scans, in MiB; 0 turns it off (TABLO_COLUMN_CACHE_MB)")
-	pgURL := fs.String("postgres", getenv("TABLO_POSTGRES_URL", ""), "store data in this PostgreSQL (or CockroachDB, YugabyteDB) database, shared by any number of Tablo front ends: a postgres:// URL or key=value DSN (TABLO_POSTGRES_URL)")
-	pgPool := fs.String("postgres-pool-size", getenv("TABLO_POSTGRES_POOL_SIZE", "0"), "connections to the database; 0 = 4 per CPU, at least 8 (TABLO_POSTGRES_POOL_SIZE)")
-	pgTimeout := fs.String("postgres-statement-timeout", getenv("TABLO_POSTGRES_STATEMENT_TIMEOUT", "10s"), "longest a database statement may run; requests past it answer OperationTimedOut (TABLO_POSTGRES_STATEMENT_TIMEOUT)")
-	pprof := fs.String("pprof", getenv("TABLO_PPROF", ""), "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (TABLO_PPROF)")
-	if err := fs.Parse(args); err != nil {
-		return Config{}, err
-	}
-	if fs.NArg() > 0 {
-		return Config{}, fmt.Errorf("config: unexpected arguments %q", fs.Args())
-	}
+	var c Config
+	flags := c.flags()
 	var errs []error
-	c := Config{Host: *host, DataDir: *dataDir, InMemory: *inMemory, PprofAddr: *pprof}
-	p, err := strconv.Atoi(*port)
-	if err != nil || p < 0 || p > 65535 {
-		errs = append(errs, fmt.Errorf("config: --table-port %q is not a port number", *port))
+	// Environment first, so that explicit flags (parsed after) win.
+	for _, f := range flags {
+		v := env(EnvVar(f.Name))
+		if v == "" {
+			continue
+		}
+		if err := f.Value.Set(v); err != nil {
+			errs = append(errs, fmt.Errorf("environment variable %s=%q: %w", EnvVar(f.Name), v, err))
+		}
 	}
-	c.TablePort = p
-	if c.GroupCommitWindow, err = time.ParseDuration(*window); err != nil {
-		errs = append(errs, fmt.Errorf("config: --group-commit-window %q is not a duration", *window))
+	if err := ParseArgs(flags, args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			WriteUsage(stderr)
+			return Config{}, err
+		}
+		errs = append(errs, err)
 	}
-	if mb, err := strconv.ParseInt(*colCache, 10, 64); err != nil || mb < 0 || mb > 1<<20 {
-		errs = append(errs, fmt.Errorf("config: --column-cache-mb %q is not a size in MiB", *colCache))
-	} else {
-		c.ColumnCacheBytes = mb << 20
-	}
-	c.PostgresURL = *pgURL
-	if n, err := strconv.Atoi(*pgPool); err != nil || n < 0 || n > 10000 {
-		errs = append(errs, fmt.Errorf("config: --postgres-pool-size %q is not a connection count", *pgPool))
-	} else {
-		c.PostgresPoolSize = n
-	}
-	if d, err := time.ParseDuration(*pgTimeout); err != nil || d < time.Millisecond {
-		errs = append(errs, fmt.Errorf("config: --postgres-statement-timeout %q is not a duration of at least 1ms", *pgTimeout))
-	} else {
-		c.PostgresStatementTimeout = d
-	}
-	if *accounts == "" {
+	if len(c.Accounts) == 0 {
 		c.Accounts = []auth.Account{auth.DevAccount()}
-	} else if c.Accounts, err = auth.ParseAccounts(*accounts); err != nil {
-		errs = append(errs, fmt.Errorf("config: --accounts: %w", err))
-	}
-	if err := c.LogLevel.UnmarshalText([]byte(strings.ToUpper(*logLevel))); err != nil {
-		errs = append(errs, fmt.Errorf("config: --log-level %q: want debug, info, warn or error", *logLevel))
 	}
 	if c.PostgresURL != "" && c.InMemory {
-		errs = append(errs, errors.New("config: --postgres and --in-memory exclude each other"))
+		errs = append(errs, errors.New("--postgres and --in-memory exclude each other"))
 	}
 	if !c.InMemory && c.DataDir == "" {
-		errs = append(errs, errors.New("config: --data-dir must not be empty"))
+		errs = append(errs, errors.New("--data-dir must not be empty (or use --in-memory)"))
 	}
-	return c, errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	return c, nil
+}
+
+// ParseArgs sets flags from args: --name value, --name=value, a lone --name for a boolean
+// (one dash works too). It reports every bad flag, not just the first, and returns
+// flag.ErrHelp for -h, -help or --help.
+func ParseArgs(flags []Flag, args []string) error {
+	byName := make(map[string]*Flag, len(flags))
+	for i := range flags {
+		byName[flags[i].Name] = &flags[i]
+	}
+	var errs []error
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if len(a) < 2 || a[0] != '-' {
+			errs = append(errs, fmt.Errorf("unexpected argument %q (flags start with --)", a))
+			continue
+		}
+		name := strings.TrimLeft(a, "-")
+		value, hasValue := "", false
+		if k, v, ok := strings.Cut(name, "="); ok {
+			name, value, hasValue = k, v, true
+		}
+		if name == "h" || name == "help" {
+			return flag.ErrHelp
+		}
+		f := byName[name]
+		if f == nil {
+			errs = append(errs, fmt.Errorf("unknown flag --%s (tablo help serve lists them)", name))
+			continue
+		}
+		if !hasValue {
+			if f.Value.Type() == "" { // a boolean: present means true
+				value = "true"
+			} else if i+1 < len(args) {
+				i++
+				value = args[i]
+			} else {
+				errs = append(errs, fmt.Errorf("flag --%s needs a value", name))
+				continue
+			}
+		}
+		if err := f.Value.Set(value); err != nil {
+			errs = append(errs, fmt.Errorf("--%s %q: %w", name, value, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// WriteUsage writes the serve flags, their types, defaults and variables.
+func WriteUsage(w io.Writer) {
+	var c Config
+	flags := c.flags()
+	rows := make([][2]string, 0, len(flags))
+	width := 0
+	for _, f := range flags {
+		left := "--" + f.Name
+		if t := f.Value.Type(); t != "" {
+			left += " " + t
+		}
+		width = max(width, len(left))
+		rows = append(rows, [2]string{left, f.Usage})
+	}
+	for i, f := range flags {
+		def := f.Value.String()
+		if def == "" {
+			def = `""`
+		}
+		if f.Name == "accounts" {
+			def = "" // described in the usage
+		}
+		suffix := "env " + EnvVar(f.Name)
+		if def != "" {
+			suffix = "default " + def + "; " + suffix
+		}
+		fmt.Fprintf(w, "  %-*s  %s (%s)\n", width, rows[i][0], rows[i][1], suffix)
+	}
+}
+
+// Names lists the flag names, in table order (for tests and documentation).
+func Names() []string {
+	var c Config
+	var names []string
+	for _, f := range c.flags() {
+		names = append(names, f.Name)
+	}
+	return slices.Clip(names)
 }

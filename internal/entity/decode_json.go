@@ -244,19 +244,31 @@ func decodeValue(m *member, v *Value) error {
 		v.Type, v.S = String, m.str()
 		return ValidateValue(*v)
 	case Boolean:
-		if m.kind != kindTrue && m.kind != kindFalse {
+		switch {
+		case m.kind == kindTrue:
+			v.I = 1
+		case m.kind == kindFalse:
+		// Azure also takes the annotated value as a string, in any case (az CLI sends
+		// "Flag":"false" with an Edm.Boolean annotation).
+		case m.kind == kindString && strings.EqualFold(m.str(), "true"):
+			v.I = 1
+		case m.kind == kindString && strings.EqualFold(m.str(), "false"):
+		default:
 			return invalidInput()
 		}
 		v.Type = Boolean
-		if m.kind == kindTrue {
-			v.I = 1
-		}
 		return nil
 	case Int32:
-		if m.kind != kindNumber || !m.integral {
+		var text string
+		switch {
+		case m.kind == kindNumber && m.integral:
+			text = m.raw
+		case m.kind == kindString: // annotated, as Azure accepts it ("N":"32")
+			text = m.str()
+		default:
 			return invalidInput()
 		}
-		i, err := strconv.ParseInt(m.raw, 10, 32)
+		i, err := strconv.ParseInt(text, 10, 32)
 		if err != nil {
 			return invalidInput()
 		}

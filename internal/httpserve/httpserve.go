@@ -1,5 +1,5 @@
-// Package httpserve runs a fasthttp.Server with the two things net/http did for us that
-// fasthttp does not:
+// Package httpserve runs a fasthttp.Server with what net/http did for us that fasthttp
+// does not:
 //
 //   - Shutdown closes connections on which the client never sent a byte (an SDK's spare
 //     keep-alive dial). fasthttp counts them as busy, so its own shutdown waits for them
@@ -8,13 +8,20 @@
 //     header over the read buffer) is answered, and then the connection is drained before it
 //     closes (Linger). Closing with unread data resets the connection, often before the
 //     client has read the answer, so it would see "connection reset" instead of the error.
+//   - Header framing RFC 9112 forbids and fasthttp accepts (obsolete line folding, a space
+//     or tab in a header name) is refused with 400 and the connection closed, on every
+//     server that runs here: a proxy in front may frame such a request differently
+//     (request smuggling). fasthttp itself refuses whitespace between a name and its colon.
 //
 // The Table server and the benchmark's null server both run on it.
 package httpserve
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -38,10 +45,27 @@ type Server struct {
 	// TLS, when set before Serve, serves HTTPS with it.
 	TLS   *tls.Config
 	conns connSet
+	// active counts handlers running, so that a forced shutdown can wait for them.
+	active atomic.Int64
+	// guard installs the framing check and the handler count in front of HTTP.Handler once,
+	// whatever the number of listeners.
+	guard sync.Once
 }
+
+// ErrForcedClose is returned (wrapped) by Shutdown when its deadline passed and connections
+// still open were closed.
+var ErrForcedClose = errors.New("shutdown deadline passed")
 
 // Serve accepts connections on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error {
+	s.guard.Do(func() {
+		h := refuseBadFraming(s.HTTP.Handler)
+		s.HTTP.Handler = func(fc *fasthttp.RequestCtx) {
+			s.active.Add(1)
+			defer s.active.Add(-1)
+			h(fc)
+		}
+	})
 	var l net.Listener = &trackingListener{Listener: ln, set: &s.conns}
 	if s.TLS != nil {
 		l = tls.NewListener(l, s.TLS)
@@ -49,8 +73,10 @@ func (s *Server) Serve(ln net.Listener) error {
 	return s.HTTP.Serve(l)
 }
 
-// Shutdown stops accepting, lets requests in flight finish and closes every connection,
-// waiting up to ctx's deadline.
+// Shutdown stops accepting and lets requests in flight finish. When ctx ends first, it closes
+// the connections still open (a stalled client, a slow upload), waits for handlers already
+// running to return (every operation is bounded), and returns an error wrapping
+// ErrForcedClose.
 func (s *Server) Shutdown(ctx context.Context) error {
 	done := make(chan error, 1)
 	go func() { done <- s.HTTP.ShutdownWithContext(ctx) }()
@@ -58,14 +84,24 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	// until it is done.
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
+	var err error
+wait:
 	for {
 		s.conns.closeUnused()
 		select {
-		case err := <-done:
-			return err
+		case err = <-done:
+			break wait
 		case <-tick.C:
 		}
 	}
+	if err == nil {
+		return nil
+	}
+	n := s.conns.closeAll()
+	for s.active.Load() > 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	return fmt.Errorf("%w: closed %d connections still open: %w", ErrForcedClose, n, err)
 }
 
 // Linger asks that fc's connection, when it closes, first be half-closed and drained (in the
@@ -76,6 +112,44 @@ func Linger(fc *fasthttp.RequestCtx) {
 	if tc, ok := fc.Conn().(*trackedConn); ok {
 		tc.linger.Store(true)
 	}
+}
+
+// refuseBadFraming answers 400, and closes the connection, for a request whose header
+// block uses obsolete line folding or has whitespace inside a header name; fasthttp joins
+// folded lines and keeps such names, where RFC 9112 requires a 400.
+func refuseBadFraming(next fasthttp.RequestHandler) fasthttp.RequestHandler {
+	return func(fc *fasthttp.RequestCtx) {
+		if badFraming(fc.Request.Header.RawHeaders()) {
+			fc.Error("Bad Request: invalid header framing", fasthttp.StatusBadRequest)
+			fc.SetConnectionClose() // after Error, which resets the response
+			return
+		}
+		next(fc)
+	}
+}
+
+// badFraming reports whether raw, the header lines of a request as received (after the
+// request line), has a line starting with a space or tab (obs-fold) or a space or tab
+// before a line's first colon (in the field name).
+func badFraming(raw []byte) bool {
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		if len(line) > 0 && (line[0] == ' ' || line[0] == '\t') {
+			return true
+		}
+		if colon := bytes.IndexByte(line, ':'); colon > 0 {
+			name := line[:colon]
+			if bytes.IndexByte(name, ' ') >= 0 || bytes.IndexByte(name, '\t') >= 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // trackingListener records its connections in a connSet.
@@ -150,6 +224,20 @@ func (s *connSet) remove(c *trackedConn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.conns, c)
+}
+
+// closeAll closes every connection and returns how many there were.
+func (s *connSet) closeAll() int {
+	s.mu.Lock()
+	all := make([]*trackedConn, 0, len(s.conns))
+	for c := range s.conns {
+		all = append(all, c)
+	}
+	s.mu.Unlock()
+	for _, c := range all {
+		_ = c.Conn.Close()
+	}
+	return len(all)
 }
 
 // closeUnused closes the connections on which the client never sent a byte.

@@ -89,3 +89,114 @@ func TestLinger(t *testing.T) {
 		t.Errorf("status %d, want the error handler's 413", resp.StatusCode)
 	}
 }
+
+// rawStatus sends raw bytes on a new connection and returns the status line of the answer
+// and whether the server closed the connection after it.
+func rawStatus(t *testing.T, addr, raw string) (string, bool) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := c.Write([]byte(raw)); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("%q: %v", raw, err)
+	}
+	resp.Body.Close()
+	return resp.Status, resp.Close
+}
+
+// TestHeaderFraming: RFC 9112 requires 400 for whitespace between a header name and its
+// colon (or inside the name) and for obsolete line folding; a proxy in front may read such
+// a request differently (request smuggling). Well-formed requests, with whitespace inside
+// values, pass.
+func TestHeaderFraming(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// fasthttp's own refusals (whitespace before a colon) go to its default error handler.
+	s := &Server{HTTP: &fasthttp.Server{Handler: func(fc *fasthttp.RequestCtx) { fc.SetBodyString("ok") }, Logger: quietLogger{}}}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	t.Cleanup(func() {
+		_ = s.Shutdown(context.Background())
+		<-served
+	})
+	addr := ln.Addr().String()
+	head := "GET / HTTP/1.1\r\nHost: x\r\n"
+	bad := map[string]string{
+		"space before colon":        head + "X-Foo : bar\r\n\r\n",
+		"tab before colon":          head + "X-Foo\t: bar\r\n\r\n",
+		"space before colon, CL":    "POST / HTTP/1.1\r\nHost: x\r\nContent-Length : 5\r\n\r\nhello",
+		"space inside name":         head + "X Foo: bar\r\n\r\n",
+		"obs-fold with space":       head + "X-Foo: bar\r\n baz\r\n\r\n",
+		"obs-fold with tab":         head + "X-Foo: bar\r\n\tbaz\r\n\r\n",
+		"folded Transfer-Encoding":  "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: \r\n chunked\r\n\r\n0\r\n\r\n",
+		"folded line with a colon":  head + "X-Foo: bar\r\n X-Bar: baz\r\n\r\n",
+		"first header line is fold": "GET / HTTP/1.1\r\n X-Foo: bar\r\nHost: x\r\n\r\n",
+	}
+	for name, raw := range bad {
+		status, closed := rawStatus(t, addr, raw)
+		if !strings.HasPrefix(status, "400") || !closed {
+			t.Errorf("%s: %s (closed %v), want 400 and the connection closed", name, status, closed)
+		}
+	}
+	for name, raw := range map[string]string{
+		"plain":                head + "X-Foo: bar\r\n\r\n",
+		"spaces in values":     head + "X-Foo:  a b\t c \r\nUser-Agent: Go x (y; z)\r\n\r\n",
+		"colon in the value":   head + "X-Foo: a:b: c\r\n\r\n",
+		"no space after colon": head + "X-Foo:bar\r\n\r\n",
+	} {
+		if status, _ := rawStatus(t, addr, raw); !strings.HasPrefix(status, "200") {
+			t.Errorf("%s: %s, want 200", name, status)
+		}
+	}
+}
+
+func TestBadFraming(t *testing.T) {
+	for raw, want := range map[string]bool{
+		"":                              false,
+		"Host: x\r\n\r\n":               false,
+		"Host: x\r\nA: b c: d\r\n\r\n":  false,
+		"Host: x\r\nA b: c\r\n\r\n":     true,
+		"Host: x\r\nA: b\r\n c\r\n\r\n": true,
+		"Host: x\r\nA\t: b\r\n\r\n":     true,
+		"Host: x\nA: b\n\tc\n\n":        true,
+	} {
+		if got := badFraming([]byte(raw)); got != want {
+			t.Errorf("badFraming(%q) = %v, want %v", raw, got, want)
+		}
+	}
+}
+
+// quietLogger drops fasthttp's connection-level messages.
+type quietLogger struct{}
+
+func (quietLogger) Printf(string, ...any) {}
+
+// FuzzBadFraming: badFraming agrees with a plain line-by-line reading of the rule.
+func FuzzBadFraming(f *testing.F) {
+	for _, s := range []string{"Host: x\r\n\r\n", "A b: c\r\n", "A: b\r\n c\r\n", "\tA: b\n", ":\n ", "A: b:c d\r\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		want := false
+		for _, line := range strings.Split(raw, "\n") {
+			if strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t") {
+				want = true
+			}
+			if name, _, ok := strings.Cut(line, ":"); ok && name != "" && strings.ContainsAny(name, " \t") {
+				want = true
+			}
+		}
+		if got := badFraming([]byte(raw)); got != want {
+			t.Fatalf("badFraming(%q) = %v, want %v", raw, got, want)
+		}
+	})
+}

@@ -2,6 +2,7 @@ package load
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"time"
@@ -17,7 +18,7 @@ import (
 // (a retried failure would hide as latency; errors are counted instead), and the transport keeps
 // as many idle connections as there are workers (azcore's default keeps 10 per host, which at
 // concurrency 16 would measure TCP connection setup).
-func newServiceClient(ci ConnInfo, concurrency int) (*aztables.ServiceClient, error) {
+func newServiceClient(ci ConnInfo, concurrency int, perCall ...policy.Policy) (*aztables.ServiceClient, error) {
 	transport := &http.Transport{
 		Proxy:                 nil, // loopback only: never route through an environment proxy
 		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -28,8 +29,9 @@ func newServiceClient(ci ConnInfo, concurrency int) (*aztables.ServiceClient, er
 		ExpectContinueTimeout: time.Second,
 	}
 	opts := &aztables.ClientOptions{ClientOptions: azcore.ClientOptions{
-		Retry:     policy.RetryOptions{MaxRetries: -1},
-		Transport: &http.Client{Transport: transport},
+		Retry:           policy.RetryOptions{MaxRetries: -1},
+		Transport:       &http.Client{Transport: transport},
+		PerCallPolicies: perCall,
 	}}
 	if ci.SAS != "" {
 		svc, err := aztables.NewServiceClientWithNoCredential(ci.Endpoint+"/?"+ci.SAS, opts)
@@ -48,3 +50,12 @@ func newServiceClient(ci ConnInfo, concurrency int) (*aztables.ServiceClient, er
 	}
 	return svc, nil
 }
+
+// NewServiceClient is newServiceClient for other load generators (`tablo stress`): SDK
+// retries off, so the caller sees every failure; perCall policies see every response.
+func NewServiceClient(ci ConnInfo, concurrency int, perCall ...policy.Policy) (*aztables.ServiceClient, error) {
+	return newServiceClient(ci, concurrency, perCall...)
+}
+
+// IsTerminal reports whether w is a terminal (for a live progress line).
+func IsTerminal(w io.Writer) bool { return isTerminal(w) }

@@ -87,7 +87,12 @@ func serveNull(ctx context.Context, addr string, nc NullConfig, lifetime time.Du
 	return NullServer(ctx, ln, nc)
 }
 
-// runBench runs every selected workload on every target and prints the results.
+// ErrInterrupted is returned when Ctrl-C (ctx) cut the run short; the results so far have
+// been printed.
+var ErrInterrupted = errors.New("bench interrupted; results so far are above")
+
+// runBench runs every selected workload on every target and prints the results. Each error
+// is printed once, in the table; the returned error only summarises.
 func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 	targets := []*target{{label: cfg.Label, conn: cfg.conn, pid: cfg.PID}}
 	if cfg.hasCompare {
@@ -101,12 +106,12 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error 
 		t.svc = svc
 	}
 
-	table := stdout
+	out := stdout
 	var jsonOut io.Writer
 	switch cfg.JSONPath {
 	case "":
 	case "-":
-		jsonOut, table = stdout, io.Discard
+		jsonOut, out = stdout, io.Discard
 	default:
 		f, err := os.OpenFile(cfg.JSONPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -122,15 +127,24 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error 
 		defer prog.stop()
 	}
 
+	names := []string{"preload"}
+	for _, wl := range cfg.workloads {
+		names = append(names, wl.name)
+	}
+	var labels []string
+	for _, t := range targets {
+		labels = append(labels, t.label)
+	}
+	table := newResultTable(out, names, labels)
 	emit := func(r *Result) error {
-		tableRow(table, r)
+		table.row(r)
 		if jsonOut == nil {
 			return nil
 		}
 		return jsonLine(jsonOut, r)
 	}
 
-	tableHeader(table)
+	table.header()
 	if cfg.Table != "" && !cfg.SkipPreload {
 		for _, t := range targets {
 			r := &Result{Target: t.label, Endpoint: t.conn.Endpoint, Workload: "preload",
@@ -138,7 +152,15 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error 
 				UniqueData: cfg.UniqueData, ServerPID: t.pid}
 			p, err := loadNamedTable(ctx, cfg, t, prog)
 			if ctx.Err() != nil {
-				return fmt.Errorf("bench interrupted: %w", ctx.Err())
+				if p.elapsed > 0 {
+					r.add(p)
+					r.Interrupted = true
+					r.finish()
+					if err := emit(r); err != nil {
+						return err
+					}
+				}
+				return ErrInterrupted
 			}
 			if err != nil {
 				return fmt.Errorf("%s: table %s: %w", t.label, cfg.Table, err)
@@ -154,7 +176,7 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error 
 		}
 	}
 	var ratios []Ratio
-	var failures []error
+	failed, interrupted := 0, false
 	for _, wl := range cfg.workloads {
 		results := make([]*Result, len(targets))
 		for i, t := range targets {
@@ -165,6 +187,7 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error 
 				results[i].Preload, results[i].UniqueData = 0, false
 			}
 		}
+	rounds:
 		for round := range cfg.Rounds {
 			seed := workloadSeed(cfg.Seed, wl.name, round)
 			for k := range targets {
@@ -177,26 +200,38 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error 
 				}
 				p, err := runWorkload(ctx, cfg, targets[i], wl, seed, prog)
 				if ctx.Err() != nil {
-					return fmt.Errorf("bench interrupted: %w", ctx.Err())
+					// Ctrl-C: keep what was measured, print it, run nothing more.
+					if p.elapsed > 0 {
+						results[i].add(p)
+						results[i].Interrupted = true
+					}
+					interrupted = true
+					break rounds
 				}
 				if err != nil && p.elapsed == 0 {
 					results[i].FailedToRun = err.Error()
-					failures = append(failures, fmt.Errorf("%s on %s: %w", wl.name, targets[i].label, err))
 					continue
 				}
-				if err != nil {
-					failures = append(failures, fmt.Errorf("%s on %s: %w", wl.name, targets[i].label, err))
+				if err != nil && p.firstErr == "" {
+					p.firstErr = err.Error()
 				}
 				results[i].add(p)
 			}
 		}
 		for _, r := range results {
+			if r.measuredPhases == 0 && r.FailedToRun == "" {
+				continue // interrupted before it ran
+			}
 			r.finish()
+			if r.FailedToRun != "" || r.Errors > 0 || r.FirstError != "" {
+				failed++
+			}
 			if err := emit(r); err != nil {
 				return err
 			}
 		}
-		if len(results) == 2 && results[0].FailedToRun == "" && results[1].FailedToRun == "" {
+		if len(results) == 2 && results[0].FailedToRun == "" && results[1].FailedToRun == "" &&
+			results[0].measuredPhases > 0 && results[1].measuredPhases > 0 {
 			rt := newRatio(results[0], results[1])
 			ratios = append(ratios, rt)
 			if jsonOut != nil {
@@ -205,14 +240,20 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error 
 				}
 			}
 		}
-	}
-	if len(ratios) > 0 {
-		ratioHeader(table, targets[0].label, targets[1].label)
-		for _, r := range ratios {
-			ratioRow(table, r)
+		if interrupted {
+			break
 		}
 	}
-	return errors.Join(failures...)
+	if len(ratios) > 0 {
+		table.ratios(targets[0].label, targets[1].label, ratios)
+	}
+	switch {
+	case interrupted:
+		return ErrInterrupted
+	case failed > 0:
+		return fmt.Errorf("bench: %d results had errors (each is shown once in the table above)", failed)
+	}
+	return nil
 }
 
 // workloadSeed gives both targets of one round the same key sequence.

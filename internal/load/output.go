@@ -5,36 +5,83 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 )
 
-// tableHeader and tableRow print the readable results table one row at a time, so a long run
-// shows results as each workload finishes.
-func tableHeader(w io.Writer) {
-	fmt.Fprintf(w, "%-15s %-10s %4s %9s %6s %7s %10s %11s %8s %8s %8s %11s\n",
-		"workload", "target", "conc", "ops", "errors", "secs", "ops/s", "entities/s", "p50 ms", "p99 ms", "srv cpu", "ops/cpu-s")
+// resultTable prints the readable results one row at a time, so a long run shows each
+// workload's results as it finishes. The text columns are as wide as the longest workload
+// and target names, known before the first row; the numeric columns are wide enough for
+// any plausible value, and right-aligned under right-aligned headings.
+type resultTable struct {
+	w            io.Writer
+	wlW, targetW int
 }
 
-func tableRow(w io.Writer, r *Result) {
+var resultColumns = []struct {
+	head  string
+	width int
+}{
+	{"conc", 4}, {"ops", 10}, {"errors", 7}, {"secs", 8}, {"ops/s", 10}, {"entities/s", 11},
+	{"p50 ms", 9}, {"p99 ms", 9}, {"srv cpu", 8}, {"ops/cpu-s", 10},
+}
+
+func newResultTable(w io.Writer, workloads, targets []string) *resultTable {
+	t := &resultTable{w: w, wlW: len("workload"), targetW: len("target")}
+	for _, n := range workloads {
+		t.wlW = max(t.wlW, len(n))
+	}
+	for _, n := range targets {
+		t.targetW = max(t.targetW, len(n))
+	}
+	return t
+}
+
+func (t *resultTable) header() {
+	fmt.Fprintf(t.w, "%-*s  %-*s", t.wlW, "workload", t.targetW, "target")
+	for _, c := range resultColumns {
+		fmt.Fprintf(t.w, " %*s", c.width, c.head)
+	}
+	fmt.Fprintln(t.w)
+}
+
+func (t *resultTable) row(r *Result) {
+	fmt.Fprintf(t.w, "%-*s  %-*s", t.wlW, r.Workload, t.targetW, r.Target)
 	if r.FailedToRun != "" {
-		fmt.Fprintf(w, "%-15s %-10s %4d  failed: %s\n", r.Workload, r.Target, r.Concurrency, r.FailedToRun)
+		fmt.Fprintf(t.w, " %*d  failed: %s\n", resultColumns[0].width, r.Concurrency, r.FailedToRun)
 		return
 	}
-	fmt.Fprintf(w, "%-15s %-10s %4d %9d %6d %7.2f %10.1f %11.1f %8.3f %8.3f %8s %11s\n",
-		r.Workload, r.Target, r.Concurrency, r.Ops, r.Errors, r.Seconds, r.OpsPerSec, r.EntsPerSec,
-		r.P50Ms, r.P99Ms, optFloat(r.ServerCPU, 2), optFloat(r.OpsPerCPUSec, 1))
+	cells := []string{
+		strconv.Itoa(r.Concurrency), strconv.FormatInt(r.Ops, 10), strconv.FormatInt(r.Errors, 10),
+		strconv.FormatFloat(r.Seconds, 'f', 2, 64), strconv.FormatFloat(r.OpsPerSec, 'f', 1, 64),
+		strconv.FormatFloat(r.EntsPerSec, 'f', 1, 64), strconv.FormatFloat(r.P50Ms, 'f', 3, 64),
+		strconv.FormatFloat(r.P99Ms, 'f', 3, 64), optFloat(r.ServerCPU, 2), optFloat(r.OpsPerCPUSec, 1),
+	}
+	for i, c := range cells {
+		fmt.Fprintf(t.w, " %*s", resultColumns[i].width, c)
+	}
+	var notes []string
+	if r.Interrupted {
+		notes = append(notes, "interrupted")
+	}
+	if r.Aborted {
+		notes = append(notes, "stopped by --max-errors")
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(t.w, "  (%s)", strings.Join(notes, ", "))
+	}
+	fmt.Fprintln(t.w)
 	if r.FirstError != "" {
-		fmt.Fprintf(w, "%-15s %-10s      first error: %s\n", "", "", r.FirstError)
+		fmt.Fprintf(t.w, "%-*s  %-*s first error: %s\n", t.wlW, "", t.targetW, "", r.FirstError)
 	}
 }
 
-func ratioHeader(w io.Writer, a, b string) {
-	fmt.Fprintf(w, "\nratios %s/%s (throughput > 1 means %s is faster; latency < 1 means %s is faster)\n", a, b, a, a)
-	fmt.Fprintf(w, "%-15s %4s %10s %8s %8s %11s\n", "workload", "conc", "ops/s", "p50", "p99", "ops/cpu-s")
-}
-
-func ratioRow(w io.Writer, r Ratio) {
-	fmt.Fprintf(w, "%-15s %4d %10s %8s %8s %11s\n", r.Workload, r.Concurrency,
-		optFloat(r.OpsPerSec, 3), optFloat(r.P50, 3), optFloat(r.P99, 3), optFloat(r.OpsPerCPUSec, 3))
+func (t *resultTable) ratios(a, b string, rs []Ratio) {
+	fmt.Fprintf(t.w, "\nratios %s/%s (throughput > 1 means %s is faster; latency < 1 means %s is faster)\n", a, b, a, a)
+	fmt.Fprintf(t.w, "%-*s %4s %10s %8s %8s %10s\n", t.wlW, "workload", "conc", "ops/s", "p50", "p99", "ops/cpu-s")
+	for _, r := range rs {
+		fmt.Fprintf(t.w, "%-*s %4d %10s %8s %8s %10s\n", t.wlW, r.Workload, r.Concurrency,
+			optFloat(r.OpsPerSec, 3), optFloat(r.P50, 3), optFloat(r.P99, 3), optFloat(r.OpsPerCPUSec, 3))
+	}
 }
 
 func optFloat(v *float64, prec int) string {

@@ -32,7 +32,8 @@ type Result struct {
 	ServerCPU       *float64 `json:"server_cpu_s,omitempty"`
 	OpsPerCPUSec    *float64 `json:"ops_per_cpu_s,omitempty"`
 	EntsPerCPUSec   *float64 `json:"entities_per_cpu_s,omitempty"`
-	Aborted         bool     `json:"aborted,omitempty"` // stopped by --max-errors
+	Aborted         bool     `json:"aborted,omitempty"`     // stopped by --max-errors
+	Interrupted     bool     `json:"interrupted,omitempty"` // cut short by Ctrl-C
 	FirstError      string   `json:"first_error,omitempty"`
 	FailedToRun     string   `json:"failed,omitempty"` // setup failed; no measurement
 	measuredPhases  int

@@ -52,7 +52,7 @@ func runWorkload(ctx context.Context, cfg *config, t *target, wl workload, seed 
 		_, err := t.svc.CreateTable(ctx, table, nil)
 		return err
 	}); err != nil {
-		return phase{}, fmt.Errorf("create table %s: %w", table, err)
+		return phase{}, fmt.Errorf("create table %s: %s", table, describeError(err))
 	}
 	defer func() {
 		// Delete even when ctx was cancelled, but never wait long.
@@ -66,7 +66,7 @@ func runWorkload(ctx context.Context, cfg *config, t *target, wl workload, seed 
 		unmeasured := *t
 		unmeasured.pid = 0 // this preload is not reported, so it must not fail on CPU accounting
 		if _, err := preload(ctx, cfg, &unmeasured, client, l, prog); err != nil {
-			return phase{}, fmt.Errorf("preload %s: %w", table, err)
+			return phase{}, fmt.Errorf("preload %s: %s", table, describeError(err))
 		}
 	}
 	return measure(ctx, cfg, t, wl, client, seed, prog)

@@ -62,12 +62,13 @@ func validName(s string) bool {
 	return true
 }
 
-// ParseTop parses $top: a decimal integer in 1..MaxTop. "" means unset and returns 0.
+// ParseTop parses $top: a decimal integer in 0..MaxTop. "" means unset and returns -1; 0
+// asks for an empty page (Azure answers it with no entities and no continuation).
 func ParseTop(s string) (int, error) {
 	if s == "" {
-		return 0, nil
+		return -1, nil
 	}
-	bad := optionErr("The $top value '%s' is invalid: it must be an integer from 1 to %d.", echo(s), MaxTop)
+	bad := optionErr("The $top value '%s' is invalid: it must be an integer from 0 to %d.", echo(s), MaxTop)
 	if len(s) > maxTopDigit {
 		return 0, bad
 	}
@@ -77,7 +78,7 @@ func ParseTop(s string) (int, error) {
 		}
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > MaxTop {
+	if err != nil || n < 0 || n > MaxTop {
 		return 0, bad
 	}
 	return n, nil

@@ -59,12 +59,13 @@ func TestParseTop(t *testing.T) {
 		want int
 		err  bool
 	}{
-		{in: "", want: 0},
+		{in: "", want: -1},
+		{in: "0", want: 0},
+		{in: "000", want: 0},
 		{in: "1", want: 1},
 		{in: "2", want: 2},
 		{in: "1000", want: 1000},
 		{in: "0001", want: 1},
-		{in: "0", err: true},
 		{in: "1001", err: true},
 		{in: "-1", err: true},
 		{in: "+5", err: true},

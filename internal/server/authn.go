@@ -1,6 +1,9 @@
 package server
 
 import (
+	"log/slog"
+	"strings"
+
 	"github.com/tablo/tablo/internal/auth"
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/table"
@@ -92,7 +95,7 @@ func (s *Server) authenticate(c *call, op operation) error {
 		return azerr.New(azerr.AuthenticationFailed)
 	}
 	// resolveAccount took the request-target apart already.
-	return v.VerifySharedKey(auth.RequestInfo{
+	req := auth.RequestInfo{
 		Method:    c.method,
 		RawPath:   c.targetPath,
 		RawQuery:  c.targetQuery,
@@ -100,7 +103,21 @@ func (s *Server) authenticate(c *call, op operation) error {
 		Account:   c.account,
 		PathStyle: c.pathStyle,
 		Secondary: c.secondary,
-	})
+		// Azure refuses requests dated too far from its clock.
+		Now:          s.now(),
+		MaxClockSkew: s.dateWindow,
+	}
+	err := v.VerifySharedKey(req)
+	if err != nil && s.log.Enabled(c.ctx, slog.LevelDebug) {
+		// What Azure's AuthenticationErrorDetail gives: the string the server signed (never a key).
+		scheme := auth.SchemeSharedKey
+		if strings.HasPrefix(authz, "SharedKeyLite ") {
+			scheme = auth.SchemeSharedKeyLite
+		}
+		s.log.Debug("authentication failed", "request_id", c.requestID, "reason", auth.Detail(err),
+			"string_to_sign", auth.StringToSign(scheme, req))
+	}
+	return err
 }
 
 // policyLookup resolves a SAS's si against the stored access policies of its table, read at

@@ -10,6 +10,7 @@ import (
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/batch"
 	"github.com/tablo/tablo/internal/entity"
+	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/table"
 )
 
@@ -77,6 +78,11 @@ func (s *Server) batch(c *call) (*reply, error) {
 	}
 	var results []table.Result
 	if len(ops) > 0 {
+		// The whole batch is admitted, or refused, before any of it runs: a fault or a
+		// target never splits it.
+		if err := s.admit(c, partition.Op{Container: tableName, Key: tops[0].Entity.PartitionKey, Kind: partition.KindBatch, Entities: len(tops)}); err != nil {
+			return nil, err
+		}
 		results, err = s.svc.Batch(c.ctx, c.account, tableName, tops)
 		if err != nil {
 			if engineFailure(err) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/entity"
+	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/query"
 	"github.com/tablo/tablo/internal/table"
 )
@@ -28,6 +29,15 @@ func (s *Server) dispatch(c *call, op operation, method string) error {
 		rp  *reply
 		err error
 	)
+	switch op { // requests that touch no partition; the others are admitted by their handlers
+	case opQueryTables, opCreateTable, opGetServiceProperties, opSetServiceProperties, opGetServiceStats:
+		err = s.admit(c, partition.Op{Kind: partition.KindOther})
+	case opGetTable, opDeleteTable, opGetACL, opSetACL:
+		err = s.admit(c, partition.Op{Container: c.res.table, Kind: partition.KindOther, DeleteContainer: op == opDeleteTable})
+	}
+	if err != nil {
+		return err
+	}
 	switch op {
 	case opQueryTables:
 		rp, err = s.queryTables(c)
@@ -88,8 +98,9 @@ func (s *Server) queryTables(c *call) (*reply, error) {
 			return nil, err
 		}
 	}
+	emptyPage := false
 	if c.query.hasTop {
-		if tq.Top, err = query.ParseTop(c.query.top); err != nil {
+		if emptyPage, err = parseTop(c.query.top, &tq.Top); err != nil {
 			return nil, err
 		}
 	}
@@ -103,9 +114,11 @@ func (s *Server) queryTables(c *call) (*reply, error) {
 			return nil, err
 		}
 	}
-	page, err := s.svc.ListTables(c.ctx, c.account, tq)
-	if err != nil {
-		return nil, err
+	var page table.TablePage
+	if !emptyPage {
+		if page, err = s.svc.ListTables(c.ctx, c.account, tq); err != nil {
+			return nil, err
+		}
 	}
 	base := c.baseURL()
 	b := []byte("{")
@@ -158,6 +171,9 @@ func (s *Server) appendTable(b []byte, c *call, name string, single bool) []byte
 }
 
 func (s *Server) createTable(c *call) (*reply, error) {
+	if err := refuseAtom(c); err != nil {
+		return nil, err
+	}
 	body, err := readBody(c, maxEntityBody)
 	if err != nil {
 		return nil, err
@@ -246,10 +262,14 @@ func (s *Server) getEntity(c *call) (*reply, error) {
 	if err := s.checkSASRange(c, c.res.pk, c.res.rk); err != nil {
 		return nil, err
 	}
+	if err := s.admit(c, partition.Op{Container: c.res.table, Key: c.res.pk, Kind: partition.KindPointRead}); err != nil {
+		return nil, err
+	}
 	raw, err := s.svc.GetEntityRaw(c.ctx, c.account, c.res.table, c.res.pk, c.res.rk)
 	if err != nil {
 		return nil, err
 	}
+	c.part.entities = 1
 	o := s.encodeOptions(c, c.res.table, sel)
 	if c.level != entity.NoMetadata {
 		o.Metadata = c.elementMetadata(c.res.table)
@@ -305,6 +325,9 @@ func (s *Server) insertEntity(c *call) (*reply, error) {
 		return nil, err
 	}
 	if err := s.checkSASRange(c, in.PartitionKey, in.RowKey); err != nil {
+		return nil, err
+	}
+	if err := s.admit(c, partition.Op{Container: c.res.table, Key: in.PartitionKey, Kind: partition.KindInsert, Entities: 1}); err != nil {
 		return nil, err
 	}
 	res, err := s.svc.Write(c.ctx, c.account, c.res.table, table.Op{Kind: table.Insert, Entity: in})
@@ -367,11 +390,11 @@ func entityOp(op operation, ifMatch []string, in *entity.Entity) (table.Op, erro
 			o.Kind, o.IfMatch = table.Merge, *cond
 		}
 	case opDeleteEntity:
-		o.Kind = table.Delete
-		o.IfMatch = table.IfMatch{Any: true} // SDKs always send one; absent means any
-		if cond != nil {
-			o.IfMatch = *cond
+		// Azure requires If-Match ("*" or an ETag) on a delete; the SDKs always send it.
+		if cond == nil {
+			return table.Op{}, azerr.New(azerr.MissingRequiredHeader)
 		}
+		o.Kind, o.IfMatch = table.Delete, *cond
 	}
 	return o, nil
 }
@@ -392,6 +415,13 @@ func (s *Server) writeEntity(c *call, op operation) (*reply, error) {
 		return nil, err
 	}
 	if err := s.checkSASRange(c, in.PartitionKey, in.RowKey); err != nil {
+		return nil, err
+	}
+	kind := partition.KindUpdate
+	if op == opDeleteEntity {
+		kind = partition.KindDelete
+	}
+	if err := s.admit(c, partition.Op{Container: c.res.table, Key: in.PartitionKey, Kind: kind, Entities: 1}); err != nil {
 		return nil, err
 	}
 	res, err := s.svc.Write(c.ctx, c.account, c.res.table, o)
@@ -416,8 +446,9 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 			return nil, err
 		}
 	}
+	emptyPage := false
 	if c.query.hasTop {
-		if q.Top, err = query.ParseTop(c.query.top); err != nil {
+		if emptyPage, err = parseTop(c.query.top, &q.Top); err != nil {
 			return nil, err
 		}
 	}
@@ -438,6 +469,10 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 		}
 	}
 	q.Bounds = sasBounds(c)
+	if err := s.admitQuery(c, &q); err != nil {
+		return nil, err
+	}
+	counting := c.part.admitted
 	o := s.encodeOptions(c, c.res.table, sel)
 	// The page writes each entity in the default element form at minimal metadata without
 	// $select: the column cache may keep and reuse that JSON.
@@ -455,17 +490,29 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 	}
 	b = append(b, `"value":[`...)
 	n := 0
-	// Each entity goes from its stored form straight into the page (r is valid only during
-	// the call, which is all AppendJSONRaw needs).
-	info, err := s.svc.QueryEntities(c.ctx, c.account, c.res.table, q, func(r entity.Raw) (bool, error) {
-		if n > 0 {
-			b = append(b, ',')
+	var info table.PageInfo
+	if emptyPage {
+		// $top=0: no entities and no continuation, but the table must exist.
+		if _, err = s.svc.GetTable(c.ctx, c.account, c.res.table); azerr.Is(err, azerr.ResourceNotFound) {
+			err = azerr.New(azerr.TableNotFound) // what a query of a missing table answers
 		}
-		n++
-		var err error
-		b, err = entity.AppendJSONRaw(b, r, o)
-		return len(b) < maxPageBytes, err
-	})
+		info.Plan = "none"
+	} else {
+		// Each entity goes from its stored form straight into the page (r is valid only
+		// during the call, which is all AppendJSONRaw needs).
+		info, err = s.svc.QueryEntities(c.ctx, c.account, c.res.table, q, func(r entity.Raw) (bool, error) {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			n++
+			if counting {
+				s.notePartition(c, r.PartitionKey())
+			}
+			var err error
+			b, err = entity.AppendJSONRaw(b, r, o)
+			return len(b) < maxPageBytes, err
+		})
+	}
 	if err != nil {
 		buf.b = b
 		s.pages.put(buf)
@@ -478,15 +525,30 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 		h.Set("x-ms-continuation-NextPartitionKey", query.EncodeToken(info.Next.PartitionKey))
 		h.Set("x-ms-continuation-NextRowKey", query.EncodeToken(info.Next.RowKey))
 	}
-	h.Set("x-tablo-query-plan", planHeader(info))
+	h.Set("x-tablo-query-plan", planHeader(info, rangesHeader(c)))
 	s.log.Debug("query", "request_id", c.requestID, "plan", info.Plan, "scanned", info.Scanned, "returned", info.Returned)
 	buf.b = b
 	rp.header, rp.body, rp.pooled, rp.pool = h, b, buf, &s.pages
 	return rp, nil
 }
 
-func planHeader(info table.PageInfo) string {
-	return info.Plan + "; scanned=" + strconv.Itoa(info.Scanned) + "; returned=" + strconv.Itoa(info.Returned)
+// parseTop parses a $top that was sent: an empty value leaves *top unset (0, a full page);
+// empty reports $top=0, which Azure answers with an empty page.
+func parseTop(v string, top *int) (empty bool, err error) {
+	n, err := query.ParseTop(v)
+	if err != nil {
+		return false, err
+	}
+	if n < 0 {
+		return false, nil
+	}
+	*top = n
+	return n == 0, nil
+}
+
+// planHeader names the plan, the range partitions it touched (when known) and the work done.
+func planHeader(info table.PageInfo, ranges string) string {
+	return info.Plan + ranges + "; scanned=" + strconv.Itoa(info.Scanned) + "; returned=" + strconv.Itoa(info.Returned)
 }
 
 // ---- wire helpers ----
@@ -501,12 +563,20 @@ func appendJSONError(b []byte, code, msg string) []byte {
 	return append(b, "}}}"...)
 }
 
-func appendXMLError(b []byte, code, msg string) []byte {
+// appendXMLError writes the storage-common XML error; detail, when set, is Azure's
+// AuthenticationErrorDetail element.
+func appendXMLError(b []byte, code, msg, detail string) []byte {
 	b = append(b, `<?xml version="1.0" encoding="utf-8"?><Error><Code>`...)
 	b = appendXMLText(b, code)
 	b = append(b, "</Code><Message>"...)
 	b = appendXMLText(b, msg)
-	return append(b, "</Message></Error>"...)
+	b = append(b, "</Message>"...)
+	if detail != "" {
+		b = append(b, "<AuthenticationErrorDetail>"...)
+		b = appendXMLText(b, detail)
+		b = append(b, "</AuthenticationErrorDetail>"...)
+	}
+	return append(b, "</Error>"...)
 }
 
 func appendXMLText(b []byte, s string) []byte {

@@ -16,6 +16,9 @@ type queryParams struct {
 	nextPK, nextRK, nextTable       string
 	hasNextPK, hasNextRK            bool
 	comp, restype                   string
+	// unsupported names an OData option the Table service does not implement ($orderby,
+	// $skip, $expand, $count, $inlinecount), refused rather than silently ignored.
+	unsupported string
 	// hasSig reports a "sig" parameter: the request claims a SAS, whose many parameters
 	// form() decodes in full.
 	hasSig bool
@@ -38,6 +41,7 @@ const (
 	qnComp
 	qnRestype
 	qnSig
+	qnUnsupported
 )
 
 // parseQuery decodes raw as parseForm would and keeps the parameters Tablo reads, without
@@ -59,6 +63,11 @@ func parseQuery(raw string) (queryParams, error) {
 		}
 		name := lookupQueryName(k)
 		if name == qnOther || seen&(1<<name) != 0 {
+			continue
+		}
+		if name == qnUnsupported {
+			seen |= 1 << name
+			q.unsupported, _ = url.QueryUnescape(k)
 			continue
 		}
 		seen |= 1 << name
@@ -172,6 +181,8 @@ func lookupQueryName(k string) queryName {
 		return qnRestype
 	case "sig":
 		return qnSig
+	case "$orderby", "$skip", "$expand", "$count", "$inlinecount":
+		return qnUnsupported
 	}
 	return qnOther
 }

@@ -32,6 +32,17 @@ const (
 	opPreflight
 )
 
+// writes reports whether op changes anything (refused on the read-only secondary). A $batch
+// counts as a write even if it only retrieves: it is a POST, which the secondary refuses.
+func (op operation) writes() bool {
+	switch op {
+	case opCreateTable, opDeleteTable, opInsertEntity, opPutEntity, opMergeEntity, opDeleteEntity,
+		opBatch, opSetACL, opSetServiceProperties:
+		return true
+	}
+	return false
+}
+
 // negotiateLevel picks the JSON metadata level: $format wins over Accept.
 func negotiateLevel(format, accept string) (entity.MetadataLevel, error) {
 	if format != "" {

@@ -11,12 +11,14 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"hash/maphash"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -26,6 +28,7 @@ import (
 	"github.com/tablo/tablo/internal/auth"
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/entity"
+	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/store"
 	"github.com/tablo/tablo/internal/table"
 )
@@ -38,10 +41,19 @@ type Options struct {
 	Service  *table.Service
 	Accounts []auth.Account
 	Logger   *slog.Logger
-	// Now is the clock for error timestamps and SAS expiry (default time.Now). The Date
-	// header is fasthttp's (its clock, formatted once a second).
+	// Partitions, when set, is told of every request and may refuse it (package partition).
+	Partitions *partition.Layer
+	// Now is the clock for error timestamps, request dates and SAS expiry (default
+	// time.Now). The Date header is fasthttp's (its clock, formatted once a second).
 	Now func() time.Time
+	// RequestDateWindow is how far a Shared Key request's date may lie from Now (default
+	// DefaultRequestDateWindow, Azure's).
+	RequestDateWindow time.Duration
 }
+
+// DefaultRequestDateWindow is Azure's limit on a Shared Key request's date: older (or
+// later) requests are refused, so a captured request cannot be replayed for long.
+const DefaultRequestDateWindow = 15 * time.Minute
 
 // Server is the Table service's request handler (Handle, for a fasthttp.Server).
 type Server struct {
@@ -59,6 +71,11 @@ type Server struct {
 	bodies bufferPool
 	// props caches each account's decoded service properties (CORS rules).
 	props propsCache
+	// dateWindow bounds a Shared Key request's date around now.
+	dateWindow time.Duration
+	// parts is the partition layer (nil: none); pkSeed hashes partition keys for it.
+	parts  *partition.Layer
+	pkSeed maphash.Seed
 }
 
 // New returns a Server.
@@ -69,17 +86,23 @@ func New(o Options) *Server {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.RequestDateWindow <= 0 {
+		o.RequestDateWindow = DefaultRequestDateWindow
+	}
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
 	h := hex.EncodeToString(rnd[:])
 	s := &Server{
-		svc:      o.Service,
-		accounts: map[string]*auth.Verifier{},
-		log:      o.Logger,
-		now:      o.Now,
-		idPrefix: h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-",
-		pages:    bufferPool{size: 64 << 10},
-		bodies:   bufferPool{size: 4 << 10},
+		svc:        o.Service,
+		accounts:   map[string]*auth.Verifier{},
+		log:        o.Logger,
+		now:        o.Now,
+		dateWindow: o.RequestDateWindow,
+		idPrefix:   h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-",
+		pages:      bufferPool{size: 64 << 10},
+		bodies:     bufferPool{size: 4 << 10},
+		parts:      o.Partitions,
+		pkSeed:     maphash.MakeSeed(),
 	}
 	for i := range o.Accounts {
 		s.accounts[o.Accounts[i].Name] = auth.NewVerifier(&o.Accounts[i])
@@ -131,6 +154,12 @@ type call struct {
 	xmlErrors bool
 	sas       *auth.SAS
 	status    int
+	part      partitionCall
+	// op is the operation for the request log (0 until routed); errCode is the Azure error
+	// code sent, authDetail why authentication failed.
+	op         auth.Operation
+	errCode    string
+	authDetail string
 }
 
 // Handle serves one request; it is the fasthttp.RequestHandler of the Table endpoint.
@@ -143,6 +172,7 @@ func (s *Server) Handle(fc *fasthttp.RequestCtx) {
 				s.writeError(c, azerr.New(azerr.InternalError))
 			}
 		}
+		s.finishPartition(c)
 		s.logRequest(c)
 	}()
 	s.setCommonHeaders(c)
@@ -163,21 +193,54 @@ func (s *Server) newCall(fc *fasthttp.RequestCtx) *call {
 	return c
 }
 
+// logRequest writes the one line per request: at info, or at error for a 5xx.
 func (s *Server) logRequest(c *call) {
 	level := slog.LevelInfo
-	if c.status >= 500 {
+	if c.status >= 500 && c.status != http.StatusNotImplemented { // 501: the client asked for an unsupported feature
 		level = slog.LevelError
 	}
 	if !s.log.Enabled(c.ctx, level) {
 		return
 	}
-	s.log.LogAttrs(c.ctx, level, "request",
-		slog.String("method", c.method),
-		slog.String("path", c.targetPath),
+	op := "Unknown" // not routed: the request failed before its operation was known
+	if c.op != 0 {
+		op = c.op.String()
+	}
+	attrs := [...]slog.Attr{
+		slog.String("service", "table"),
+		slog.String("operation", op),
+		slog.String("account", c.account),
+		slog.String("resource", c.resourceName()),
 		slog.Int("status", c.status),
-		slog.Duration("duration", time.Since(c.start)),
+		slog.String("error_code", c.errCode),
+		slog.Float64("duration_ms", float64(time.Since(c.start).Microseconds())/1000),
+		slog.Int("bytes_in", len(c.fc.Request.Body())),
+		slog.Int("bytes_out", len(c.fc.Response.Body())),
+		slog.String("client", c.fc.RemoteAddr().String()),
+		slog.String("user_agent", string(c.fc.UserAgent())),
 		slog.String("request_id", c.requestID),
-	)
+		slog.String("auth_failure", c.authDetail),
+	}
+	n := len(attrs)
+	if c.authDetail == "" {
+		n-- // the last one is only for authentication failures
+	}
+	s.log.LogAttrs(c.ctx, level, "request", attrs[:n]...)
+}
+
+// resourceName is the table, or table(PartitionKey,RowKey) for one entity, for the log.
+func (c *call) resourceName() string {
+	switch c.res.kind {
+	case resEntity:
+		return c.res.table + "(" + c.res.pk + "," + c.res.rk + ")"
+	case resTables:
+		return "Tables"
+	case resService:
+		return "service"
+	case resBatch:
+		return "$batch"
+	}
+	return c.res.table
 }
 
 func (s *Server) setCommonHeaders(c *call) {
@@ -241,8 +304,16 @@ func (s *Server) serve(c *call) error {
 	if err != nil {
 		return err
 	}
+	c.op = authOperation(op, c.fc.Request.Header.Peek("If-Match") != nil)
 	if err := s.authenticate(c, op); err != nil {
 		return err
+	}
+	if c.query.unsupported != "" && op != opPreflight {
+		return azerr.Newf(azerr.NotImplemented, "The requested operation is not implemented on the specified resource. The query option %s is not supported.", c.query.unsupported)
+	}
+	if c.secondary && op.writes() {
+		// The secondary endpoint is a read-only replica: Azure refuses writes to it.
+		return azerr.New(azerr.InsufficientAccountPermissions)
 	}
 	return s.dispatch(c, op, method)
 }
@@ -281,13 +352,32 @@ func (s *Server) resolveAccount(c *call) error {
 	}
 	if a, ok := strings.CutSuffix(account, "-secondary"); ok {
 		account, c.secondary = a, true
+		if pathStyle {
+			// The Python SDK and az CLI address the emulator's secondary as
+			// /{account}-secondary/{account}/…: the repeated account is the service root.
+			c.rawPath = trimAccountSegment(c.rawPath, account)
+		}
 	}
 	c.account, c.pathStyle = account, pathStyle
 	if _, ok := s.accounts[account]; !ok {
 		// An unknown account cannot authenticate; Azure answers 403 as for a bad signature.
+		c.authDetail = "unknown account " + strconv.Quote(account)
 		return azerr.New(azerr.AuthenticationFailed)
 	}
 	return nil
+}
+
+// trimAccountSegment drops a leading "/"+account segment from the path after the account
+// (ending there or followed by '/'); the rest of the path is kept as sent.
+func trimAccountSegment(rawPath, account string) string {
+	rest, ok := strings.CutPrefix(rawPath, "/"+account)
+	if !ok || rest != "" && rest[0] != '/' {
+		return rawPath
+	}
+	if rest == "" {
+		return "/"
+	}
+	return rest
 }
 
 // isIP reports whether host is an IP address as net.ParseIP reads one (no zone), without
@@ -449,21 +539,39 @@ func (s *Server) writeError(c *call, err error) {
 		c.status = 499 // client went away; nothing useful to send
 		return
 	}
+	if errors.Is(err, errDropConnection) {
+		s.dropConnection(c)
+		return
+	}
 	e := errorFor(err)
+	c.errCode = string(e.Code)
+	if d := auth.Detail(err); d != "" {
+		c.authDetail = d
+	}
 	switch {
-	case e.Code == azerr.ServerBusy || e.Code == azerr.OperationTimedOut:
+	case engineFailure(err):
 		// The engine is down or slow: an operational condition, answered as Azure does
 		// with a status clients retry.
 		s.log.Warn("request failed", "request_id", c.requestID, "code", string(e.Code), "err", err)
-	case e.Code == azerr.InternalError || e.Code.Status() >= 500:
+	case e.Code == azerr.InternalError || e.Code.Status() >= 500 && e.Code != azerr.NotImplemented:
 		s.log.Error("request failed", "request_id", c.requestID, "err", err)
 	}
 	msg := e.Message() + "\nRequestId:" + c.requestID + "\nTime:" + s.now().UTC().Format("2006-01-02T15:04:05.0000000Z")
+	// Azure says why authentication failed (AuthenticationErrorDetail): an element of its
+	// XML error; JSON has no such member, so there it is a line of the message, before
+	// RequestId and Time (which end every message).
+	detail := ""
+	if e.Code == azerr.AuthenticationFailed {
+		detail = auth.Detail(err)
+	}
 	rp := &reply{status: e.Status(), errorCode: string(e.Code)}
 	if c.xmlErrors {
 		rp.contentType = "application/xml"
-		rp.body = appendXMLError(nil, string(e.Code), msg)
+		rp.body = appendXMLError(nil, string(e.Code), msg, detail)
 	} else {
+		if detail != "" {
+			msg = e.Message() + "\nAuthenticationErrorDetail:" + detail + msg[len(e.Message()):]
+		}
 		rp.contentType = jsonContentType(c.level)
 		rp.body = appendJSONError(nil, string(e.Code), msg)
 	}

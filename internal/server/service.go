@@ -151,6 +151,7 @@ func (s *Server) preflight(c *call) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
+	varyOrigin(c, p)
 	g, ok := p.Preflight(origin, method, reqHeaders)
 	if !ok {
 		return nil, azerr.New(azerr.CorsPreflightFailure)
@@ -164,7 +165,6 @@ func (s *Server) preflight(c *call) (*reply, error) {
 	h.Set("Access-Control-Max-Age", strconv.Itoa(g.Rule.MaxAgeInSeconds))
 	if g.Credentials {
 		h.Set("Access-Control-Allow-Credentials", "true")
-		h.Add("Vary", "Origin")
 	}
 	return &reply{status: http.StatusOK, header: h}, nil
 }
@@ -179,6 +179,7 @@ func (s *Server) applyCORS(c *call) {
 		s.log.Warn("cors: service properties", "request_id", c.requestID, "err", err)
 		return
 	}
+	varyOrigin(c, p)
 	g, ok := p.Actual(c.header.Get("Origin"), c.method)
 	if !ok {
 		return
@@ -190,6 +191,14 @@ func (s *Server) applyCORS(c *call) {
 	}
 	if g.Credentials {
 		h.Set("Access-Control-Allow-Credentials", "true")
-		h.Add("Vary", "Origin")
+	}
+}
+
+// varyOrigin marks the response as depending on Origin whenever the account has CORS rules,
+// matched or not, as Azure does: a cache between browser and server must not hand one
+// origin's answer (with or without Access-Control-* headers) to another.
+func varyOrigin(c *call, p serviceprops.Properties) {
+	if len(p.Cors) > 0 {
+		c.fc.Response.Header.Set("Vary", "Origin")
 	}
 }

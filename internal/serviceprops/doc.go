@@ -7,8 +7,8 @@
 //
 // Invariants:
 //   - Parse matches elements by name in any order and skips unknown ones; every error a
-//     client can cause is an *azerr.Error (InvalidXmlDocument for structure, InvalidXmlNodeValue
-//     for values), wrapped with %w; nothing panics on any input.
+//     client can cause is an *azerr.Error with Azure's code, InvalidXmlDocument (for values
+//     too), wrapped with %w; nothing panics on any input.
 //   - A valid Properties renders (AppendXML) to a document that Parse accepts and that yields
 //     the same Properties again: stored settings always decode.
 //   - Set Table Service Properties is a partial update: Apply replaces only the top-level

@@ -11,10 +11,11 @@ import (
 //
 // Elements are matched by name in any order; unknown elements are skipped; a UTF-8 BOM is
 // allowed. Omitted optional values take their "off" value (false, no retention, MaxAge 0,
-// Version 1.0). Errors: malformed XML, a wrong root, a repeated element, more than 5 CORS
-// rules, a CORS rule without origins or methods, an enabled retention policy without Days →
-// InvalidXmlDocument; a bad boolean or integer, Days outside 1..365, an unknown method, too
-// many origins or headers, CORS text over 2 KiB → InvalidXmlNodeValue.
+// Version 1.0). Every error is InvalidXmlDocument, as Azure answers: malformed XML, a wrong
+// root, a repeated element, more than 5 CORS rules, a CORS rule without origins or methods,
+// an enabled retention policy without Days, a bad boolean or integer (a negative
+// MaxAgeInSeconds), Days outside 1..365, an unknown method, too many origins or headers,
+// CORS text over 2 KiB.
 func Parse(body []byte) (*Update, error) {
 	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
 	if len(bytes.TrimSpace(body)) == 0 {

@@ -11,14 +11,15 @@ import (
 	"github.com/tablo/tablo/internal/azerr"
 )
 
-// invalidDoc is a structural error (400 InvalidXmlDocument); invalidValue a bad node value
-// (400 InvalidXmlNodeValue). The detail is for logs and tests; clients see Azure's message.
+// invalidDoc is a structural error, invalidValue a bad or out-of-range node value. Azure
+// answers both with 400 InvalidXmlDocument (its Reason names the node), not
+// InvalidXmlNodeValue. The detail is for logs and tests; clients see Azure's message.
 func invalidDoc(format string, args ...any) error {
 	return fmt.Errorf("serviceprops: %s: %w", fmt.Sprintf(format, args...), azerr.New(azerr.InvalidXMLDocument))
 }
 
 func invalidValue(format string, args ...any) error {
-	return fmt.Errorf("serviceprops: %s: %w", fmt.Sprintf(format, args...), azerr.New(azerr.InvalidXMLNodeValue))
+	return invalidDoc(format, args...)
 }
 
 // reader walks an XML document element by element, turning decoder failures into

@@ -88,13 +88,16 @@ type DB struct {
 	snapshots sync.WaitGroup
 }
 
+// DefaultGroupCommitWindow is the group-commit window when Options leave it 0.
+const DefaultGroupCommitWindow = 300 * time.Microsecond
+
 // Open opens (creating if needed) the engine.
 func Open(o Options) (*DB, error) {
 	if o.CacheSize <= 0 {
 		o.CacheSize = defaultCacheSize
 	}
 	if o.GroupCommitWindow == 0 {
-		o.GroupCommitWindow = 300 * time.Microsecond
+		o.GroupCommitWindow = DefaultGroupCommitWindow
 	}
 	if o.GroupCommitMinWriters <= 0 {
 		o.GroupCommitMinWriters = 2 * runtime.GOMAXPROCS(0)

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tablo/tablo/internal/partition"
+)
+
+func TestPartitionsCommand(t *testing.T) {
+	l := partition.New(partition.Options{})
+	op := partition.Op{Service: partition.Table, Account: "acct", Container: "Orders", Key: "p1", Kind: partition.KindInsert, Entities: 1}
+	tk := l.Admit(&op, time.Now())
+	l.Finish(&tk, partition.Result{Status: 204, Now: time.Now()})
+	srv := httptest.NewServer(l.Handler())
+	defer srv.Close()
+	var out, errOut bytes.Buffer
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	if err := run(context.Background(), []string{"partitions", "--addr", addr}, func(string) string { return "" }, &out, &errOut); err != nil {
+		t.Fatalf("%v: %s", err, errOut.String())
+	}
+	for _, want := range []string{"acct/Orders", "r0@s", `"p1"`} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}

@@ -1,0 +1,217 @@
+package partition
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/tablo/tablo/internal/azerr"
+)
+
+var t0 = time.Unix(1_700_000_000, 0)
+
+// drive sends n single-entity inserts per tick for ticks ticks, choosing keys with key(i),
+// and returns, per tick, how many were refused and with which codes.
+func drive(l *Layer, start time.Time, ticks, n int, key func(i int) string) (refused []int, codes map[azerr.Code]int) {
+	codes = map[azerr.Code]int{}
+	i := 0
+	for tk := range ticks {
+		now := start.Add(time.Duration(tk) * l.o.Tick)
+		r := 0
+		for range n {
+			op := Op{Service: Table, Account: "acct", Container: "T", Key: key(i), Kind: KindInsert, Entities: 1}
+			i++
+			ticket := l.Admit(&op, now)
+			if ticket.Err != nil {
+				r++
+				codes[azerr.From(ticket.Err).Code]++
+			}
+			l.Finish(&ticket, Result{Status: 204, Now: now})
+		}
+		refused = append(refused, r)
+	}
+	return refused, codes
+}
+
+func firstRefusal(refused []int) int {
+	for i, r := range refused {
+		if r > 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+func TestHotPartitionThrottledOnlyAfterHeat(t *testing.T) {
+	o := Options{Emulate: true, PartitionTarget: 100, ServerCapacity: 1_000_000, Heat: 5 * time.Second, Move: time.Second}
+	l := New(o)
+	refused, codes := drive(l, t0, 12, 300, func(int) string { return "hot" })
+	// Hot from tick 0 on; throttled once it has been hot for the heat period (5 ticks).
+	if f := firstRefusal(refused); f != 5 {
+		t.Fatalf("first refusal at tick %d, want 5 (refused per tick %v)", f, refused)
+	}
+	for _, r := range refused[5:] {
+		if r != 200 { // 300 asked, 100 served
+			t.Fatalf("refused per tick %v, want 200 per tick once hot", refused)
+		}
+	}
+	if codes[azerr.ServerBusy] == 0 || len(codes) != 1 {
+		t.Fatalf("codes %v, want ServerBusy only", codes)
+	}
+	// Below target, the partition cools and is served again.
+	refused, _ = drive(l, t0.Add(12*time.Second), 3, 50, func(int) string { return "hot" })
+	if refused[1] != 0 || refused[2] != 0 {
+		t.Fatalf("after cooling, refused %v", refused)
+	}
+}
+
+func TestEmulationOffNeverRefuses(t *testing.T) {
+	o := Options{PartitionTarget: 100, ServerCapacity: 100, AccountTarget: 10, Heat: time.Second, Move: time.Second}
+	l := New(o)
+	refused, _ := drive(l, t0, 10, 300, func(int) string { return "hot" })
+	if f := firstRefusal(refused); f >= 0 {
+		t.Fatalf("emulation off refused requests: %v", refused)
+	}
+}
+
+func TestAccountTarget(t *testing.T) {
+	l := New(Options{Emulate: true, AccountTarget: 50, AccountTargets: map[string]int{"other": 1000}})
+	refused, _ := drive(l, t0, 2, 80, func(i int) string { return fmt.Sprint(i) })
+	if refused[0] != 30 || refused[1] != 30 {
+		t.Fatalf("refused %v, want 30 per tick over an account target of 50", refused)
+	}
+	op := Op{Service: Table, Account: "acct", Kind: KindOther}
+	tk := l.Admit(&op, t0.Add(time.Second))
+	if e := azerr.From(tk.Err); e.Code != azerr.ServerBusy || e.Message() != msgAccountBusy {
+		t.Fatalf("over the account limit: %v", tk.Err)
+	}
+}
+
+// A hashed design: one range holds every bucket at first; the hot server splits it (and the
+// halves again) until each server is under capacity, and then nothing is refused. The moving
+// half is offline for the move period.
+func TestHashedLoadSplitsAndSpreads(t *testing.T) {
+	o := Options{Emulate: true, PartitionTarget: 1000, ServerCapacity: 400, Servers: 8, Heat: 2 * time.Second, Move: time.Second}
+	l := New(o)
+	key := func(i int) string { return fmt.Sprintf("bucket%02d", i*7%16) }
+	refused, codes := drive(l, t0, 30, 1000, key)
+	if firstRefusal(refused) < 2 {
+		t.Fatalf("refused before the heat period: %v", refused)
+	}
+	for _, r := range refused[25:] {
+		if r != 0 {
+			t.Fatalf("still refusing after the splits: %v", refused)
+		}
+	}
+	if codes[azerr.OperationTimedOut] == 0 {
+		t.Fatalf("no time-outs from moving ranges: %v", codes)
+	}
+	s := l.Snapshot(t0.Add(30*time.Second), 5)
+	rs := s.Tables[0].Ranges
+	if len(rs) < 3 {
+		t.Fatalf("%d ranges after the load, want at least 3: %+v", len(rs), rs)
+	}
+	servers := map[int]bool{}
+	for _, r := range rs {
+		servers[r.Server] = true
+	}
+	if len(servers) < 3 {
+		t.Fatalf("ranges on %d servers: %+v", len(servers), rs)
+	}
+}
+
+// An append-only design: every insert lands after every sampled key, so no key divides the
+// load; the range stays whole and is throttled at one server's capacity.
+func TestAppendOnlyNeverSpreads(t *testing.T) {
+	o := Options{Emulate: true, PartitionTarget: 1000, ServerCapacity: 400, Servers: 8, Heat: 2 * time.Second, Move: time.Second}
+	l := New(o)
+	refused, _ := drive(l, t0, 20, 1000, func(i int) string { return fmt.Sprintf("%010d", i) })
+	for _, r := range refused[3:] {
+		if r != 600 {
+			t.Fatalf("refused %v, want 600 of 1000 per tick once hot", refused)
+		}
+	}
+	s := l.Snapshot(t0.Add(20*time.Second), 5)
+	if n := len(s.Tables[0].Ranges); n != 1 {
+		t.Fatalf("append-only load split into %d ranges", n)
+	}
+	if len(s.Events) == 0 || s.Events[0].Kind != "no-split" {
+		t.Fatalf("events %+v, want no-split", s.Events)
+	}
+}
+
+func TestQueryTouchesRanges(t *testing.T) {
+	l := New(Options{ServerCapacity: 400, Servers: 8, Heat: time.Second, Move: time.Second})
+	drive(l, t0, 10, 1000, func(i int) string { return fmt.Sprintf("bucket%02d", i*7%16) })
+	now := t0.Add(10 * time.Second)
+	scan := Op{Service: Table, Account: "acct", Container: "t", Kind: KindTableScan, Open: true}
+	tk := l.Admit(&scan, now)
+	n := len(l.Snapshot(now, 1).Tables[0].Ranges)
+	if n < 2 || tk.RangeCount != n {
+		t.Fatalf("table scan touched %d of %d ranges (%s)", tk.RangeCount, n, tk.Ranges)
+	}
+	point := Op{Service: Table, Account: "acct", Container: "t", Key: "bucket03", Kind: KindPartition}
+	if tk := l.Admit(&point, now); tk.RangeCount != 1 {
+		t.Fatalf("partition query touched %d ranges", tk.RangeCount)
+	}
+}
+
+// Heat cools only after the heat period below target: a pause shorter than that (clients
+// backing off) resumes throttled; a longer one resumes cold, served for a new heat period.
+func TestHeatCoolsAfterHeatPeriod(t *testing.T) {
+	o := Options{Emulate: true, PartitionTarget: 100, ServerCapacity: 1_000_000, Heat: 5 * time.Second}
+	l := New(o)
+	hot := func(int) string { return "hot" }
+	drive(l, t0, 8, 300, hot)                                   // hot and throttled from tick 5
+	refused, _ := drive(l, t0.Add(11*time.Second), 1, 300, hot) // after 3 silent ticks
+	if refused[0] != 200 {
+		t.Fatalf("after a short pause: %d refused, want 200 (still hot)", refused[0])
+	}
+	refused, _ = drive(l, t0.Add(30*time.Second), 1, 300, hot) // after 18 silent ticks
+	if refused[0] != 0 {
+		t.Fatalf("after a long pause: %d refused, want 0 (cooled)", refused[0])
+	}
+}
+
+// A deleted table is forgotten: its state and its ranges' places on servers are released.
+func TestDeleteTableForgets(t *testing.T) {
+	l := New(Options{})
+	drive(l, t0, 1, 10, func(i int) string { return fmt.Sprint(i) })
+	del := Op{Service: Table, Account: "acct", Container: "t", Kind: KindOther, DeleteContainer: true}
+	tk := l.Admit(&del, t0)
+	l.Finish(&tk, Result{Status: 204, Now: t0})
+	s := l.Snapshot(t0, 1)
+	if len(s.Tables) != 0 || len(l.tables) != 0 {
+		t.Fatalf("deleted table still tracked: %+v", s.Tables)
+	}
+	for _, sv := range s.Servers {
+		if sv.Ranges != 0 {
+			t.Fatalf("server %d still holds %d ranges", sv.ID, sv.Ranges)
+		}
+	}
+	if s.Accounts[0].Tables != 0 {
+		t.Fatalf("account still counts %d tables", s.Accounts[0].Tables)
+	}
+}
+
+// Requests for tables that do not exist leave no state behind.
+func TestMissingTableForgotten(t *testing.T) {
+	l := New(Options{})
+	for i := range 100 {
+		op := Op{Service: Table, Account: "acct", Container: fmt.Sprintf("nope%d", i), Key: "k", Kind: KindPointRead}
+		tk := l.Admit(&op, t0)
+		l.Finish(&tk, Result{Status: 404, Now: t0})
+	}
+	if len(l.tables) != 0 {
+		t.Fatalf("%d missing tables tracked", len(l.tables))
+	}
+	op := Op{Service: Table, Account: "acct", Container: "real", Key: "k", Kind: KindInsert, Entities: 1}
+	tk := l.Admit(&op, t0)
+	l.Finish(&tk, Result{Status: 201, Now: t0})
+	get := Op{Service: Table, Account: "acct", Container: "real", Key: "gone", Kind: KindPointRead}
+	tk = l.Admit(&get, t0)
+	l.Finish(&tk, Result{Status: 404, Now: t0}) // a missing entity in an existing table
+	if len(l.tables) != 1 {
+		t.Fatalf("existing table dropped on an entity's 404")
+	}
+}
