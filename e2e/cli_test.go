@@ -206,6 +206,9 @@ func TestShutdownWithStalledClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the real binary")
 	}
+	if onPostgres() {
+		t.Skip("engine-independent (HTTP shutdown): runs in the default pass")
+	}
 	bin := buildTablo(t)
 	p, _ := startTablo(t, bin, t.TempDir(), "--shutdown-timeout", "200ms", "--log-level", "info")
 	stallClient(t, p.addr)
