@@ -53,9 +53,11 @@ type tabloProc struct {
 	cmd      *exec.Cmd
 	endpoint string
 	addr     string
-	stderr   *lockedBuffer
-	exited   chan struct{}
-	waitErr  error
+	// queueEndpoint is the Queue service's URL (on its own free port).
+	queueEndpoint string
+	stderr        *lockedBuffer
+	exited        chan struct{}
+	waitErr       error
 }
 
 func freeLoopbackPort(t *testing.T) int {
@@ -90,8 +92,10 @@ func startTabloWith(t *testing.T, bin string, flags ...string) (*tabloProc, time
 		exited: make(chan struct{}),
 	}
 	p.endpoint = "http://" + p.addr + "/" + devAccount
+	queuePort := freeLoopbackPort(t)
+	p.queueEndpoint = fmt.Sprintf("http://127.0.0.1:%d/%s", queuePort, devAccount)
 	p.cmd = exec.Command(bin, append([]string{"--host", "127.0.0.1", "--table-port", strconv.Itoa(port),
-		"--log-level", "warn"}, flags...)...)
+		"--queue-port", strconv.Itoa(queuePort), "--log-level", "warn"}, flags...)...)
 	p.cmd.Stderr = p.stderr
 	p.cmd.Stdout = p.stderr
 	began := time.Now()

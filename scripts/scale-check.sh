@@ -81,7 +81,7 @@ TABLO="$WORK/tablo"
 
 # start_server DIR: start Tablo in the background; sets SERVER_PID and START_NS (just before exec).
 start_server() {
-	local args=(--data-dir "$1" --host 127.0.0.1 --table-port "$PORT" --log-level warn)
+	local args=(--data-dir "$1" --host 127.0.0.1 --table-port "$PORT" --services table --log-level warn)
 	[[ -n $PPROF ]] && args+=(--pprof "$PPROF")
 	START_NS=$(now_ns)
 	"$TABLO" "${args[@]}" >>"$WORK/server.log" 2>&1 &

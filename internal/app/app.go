@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -23,6 +24,8 @@ import (
 	"github.com/tablo/tablo/internal/datadir"
 	"github.com/tablo/tablo/internal/httpserve"
 	"github.com/tablo/tablo/internal/partition"
+	"github.com/tablo/tablo/internal/queue"
+	"github.com/tablo/tablo/internal/queuewire"
 	"github.com/tablo/tablo/internal/server"
 	"github.com/tablo/tablo/internal/store"
 	pebblestore "github.com/tablo/tablo/internal/store/pebble"
@@ -37,6 +40,7 @@ type App struct {
 	claim     *datadir.Claim // nil in memory
 	db        store.Store
 	svc       *table.Service
+	qsv       *queue.Service
 	parts     *partition.Layer
 	listeners []*listener
 	pprof     *http.Server
@@ -60,11 +64,19 @@ type listenSpec struct {
 	flag    string
 }
 
-// services lists what cfg asks to serve, in start-up order.
+// services lists what cfg asks to serve (--services), in start-up order; a service not
+// started has no port open.
 func services(cfg config.Config) []listenSpec {
-	return []listenSpec{
+	var out []listenSpec
+	for _, sp := range []listenSpec{
 		{"Table", cfg.TablePort, "--table-port"},
+		{"Queue", cfg.QueuePort, "--queue-port"},
+	} {
+		if cfg.Starts(strings.ToLower(sp.service)) {
+			out = append(out, sp)
+		}
 	}
+	return out
 }
 
 // Start binds the listeners, claims the data directory, opens the engine and starts serving.
@@ -93,6 +105,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	}
 	a.db = db
 	a.svc = table.New(db, table.Options{Logger: log, ColumnCacheBytes: cfg.ColumnCacheBytes})
+	a.qsv = queue.New(db, queue.Options{Logger: log})
 	a.parts = partition.New(cfg.Partition)
 	a.parts.SetFaults(cfg.Faults)
 	tableSrv := server.New(server.Options{Service: a.svc, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow, Partitions: a.parts})
@@ -100,6 +113,8 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 		switch l.service {
 		case "Table":
 			l.http = tableSrv.NewHTTPServer()
+		case "Queue":
+			l.http = queuewire.New(queuewire.Options{Service: a.qsv, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow}).NewHTTPServer()
 		}
 		go func() { a.served <- l.http.Serve(l.ln) }()
 	}
@@ -210,6 +225,9 @@ func (a *App) abort() {
 	for _, l := range a.listeners {
 		_ = l.ln.Close()
 	}
+	if a.qsv != nil {
+		a.qsv.Close()
+	}
 	if a.svc != nil {
 		a.svc.Close()
 	}
@@ -221,12 +239,20 @@ func (a *App) abort() {
 	}
 }
 
-// Addr is the Table service's listening address.
-func (a *App) Addr() net.Addr { return a.listener("Table").ln.Addr() }
+// Addr is the Table service's listening address (nil when it is not started).
+func (a *App) Addr() net.Addr { return a.ServiceAddr("table") }
+
+// ServiceAddr is the listening address of a started service ("table", "queue"), or nil.
+func (a *App) ServiceAddr(service string) net.Addr {
+	if l := a.listener(service); l != nil {
+		return l.ln.Addr()
+	}
+	return nil
+}
 
 func (a *App) listener(service string) *listener {
 	for _, l := range a.listeners {
-		if l.service == service {
+		if strings.EqualFold(l.service, service) {
 			return l
 		}
 	}
@@ -268,6 +294,7 @@ func (a *App) close(ctx context.Context) error {
 	if a.pprof != nil {
 		_ = a.pprof.Close()
 	}
+	a.qsv.Close()
 	a.svc.Close()
 	if err := a.db.Close(); err != nil {
 		errs = append(errs, err)

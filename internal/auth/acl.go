@@ -19,7 +19,8 @@ const maxIdentifiers = 5
 // Permission mean "not set by the policy" (a SAS naming the policy must then supply them).
 type AccessPolicy struct {
 	Start, Expiry *time.Time
-	// Permission holds table permission letters in canonical order (a subset of "raud").
+	// Permission holds the service's permission letters in canonical order (table: a
+	// subset of "raud", queue "raup").
 	Permission string
 }
 
@@ -36,6 +37,14 @@ type SignedIdentifier struct {
 // Permission letters from r, a, u, d (returned in that order); Start/Expiry ISO 8601.
 // Every error is 400 InvalidXmlDocument.
 func ParseSignedIdentifiers(body []byte) ([]SignedIdentifier, error) {
+	return ParseSignedIdentifiersFor(ServiceTable, body)
+}
+
+// ParseSignedIdentifiersFor is ParseSignedIdentifiers for a service's ACL (Set Table ACL,
+// Set Queue ACL, Set Container ACL): the permission letters allowed, and their canonical
+// order, are the service's (table raud, queue raup, container racwdxltfmeopi).
+func ParseSignedIdentifiersFor(svc Service, body []byte) ([]SignedIdentifier, error) {
+	letters := svc.policyLetters()
 	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, nil
@@ -56,7 +65,7 @@ func ParseSignedIdentifiers(body []byte) ([]SignedIdentifier, error) {
 		if len(ids) == maxIdentifiers {
 			return badXML("more than 5 signed identifiers")
 		}
-		id, err := parseIdentifier(d)
+		id, err := parseIdentifier(d, letters)
 		if err != nil {
 			return err
 		}
@@ -77,7 +86,7 @@ func ParseSignedIdentifiers(body []byte) ([]SignedIdentifier, error) {
 	return ids, nil
 }
 
-func parseIdentifier(d *xml.Decoder) (SignedIdentifier, error) {
+func parseIdentifier(d *xml.Decoder, letters string) (SignedIdentifier, error) {
 	var id SignedIdentifier
 	var seenID, seenPolicy bool
 	err := eachChild(d, func(el xml.StartElement) error {
@@ -101,7 +110,7 @@ func parseIdentifier(d *xml.Decoder) (SignedIdentifier, error) {
 				return badXML("AccessPolicy appears twice")
 			}
 			seenPolicy = true
-			p, err := parsePolicy(d)
+			p, err := parsePolicy(d, letters)
 			id.Policy = p
 			return err
 		}
@@ -113,7 +122,7 @@ func parseIdentifier(d *xml.Decoder) (SignedIdentifier, error) {
 	return id, err
 }
 
-func parsePolicy(d *xml.Decoder) (AccessPolicy, error) {
+func parsePolicy(d *xml.Decoder, letters string) (AccessPolicy, error) {
 	var p AccessPolicy
 	seen := map[string]bool{}
 	err := eachChild(d, func(el xml.StartElement) error {
@@ -132,9 +141,9 @@ func parsePolicy(d *xml.Decoder) (AccessPolicy, error) {
 		text = strings.TrimSpace(text)
 		switch name {
 		case "Permission":
-			perm, ok := canonicalTablePerms(text)
+			perm, ok := canonicalPerms(text, letters)
 			if !ok {
-				return badXML("Permission must use only r, a, u, d")
+				return badXML("Permission must use only the letters " + letters)
 			}
 			p.Permission = perm
 		default:

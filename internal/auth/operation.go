@@ -26,6 +26,22 @@ const (
 	GetServiceStats
 	Batch // the outer $batch request; each sub-operation is authorized on its own
 	Preflight
+
+	// Queue service operations (service-level ones share GetServiceProperties,
+	// SetServiceProperties and GetServiceStats, whose rules do not depend on the service).
+	ListQueues
+	CreateQueue
+	DeleteQueue
+	GetQueueMetadata
+	SetQueueMetadata
+	GetQueueACL
+	SetQueueACL
+	PutMessage
+	GetMessages
+	PeekMessages
+	UpdateMessage
+	DeleteMessage
+	ClearMessages
 )
 
 var operationNames = [...]string{
@@ -48,6 +64,19 @@ var operationNames = [...]string{
 	GetServiceStats:      "GetServiceStats",
 	Batch:                "Batch",
 	Preflight:            "Preflight",
+	ListQueues:           "ListQueues",
+	CreateQueue:          "CreateQueue",
+	DeleteQueue:          "DeleteQueue",
+	GetQueueMetadata:     "GetQueueMetadata",
+	SetQueueMetadata:     "SetQueueMetadata",
+	GetQueueACL:          "GetQueueACL",
+	SetQueueACL:          "SetQueueACL",
+	PutMessage:           "PutMessage",
+	GetMessages:          "GetMessages",
+	PeekMessages:         "PeekMessages",
+	UpdateMessage:        "UpdateMessage",
+	DeleteMessage:        "DeleteMessage",
+	ClearMessages:        "ClearMessages",
 }
 
 func (op Operation) String() string {
@@ -96,4 +125,19 @@ var sasRules = [...]sasRule{
 	GetServiceStats:      {serviceDenied: true, resource: 's', account: "r"},
 	Batch:                {resource: 'o'},
 	Preflight:            {},
+
+	// Queue: queue.md §10.1 (service SAS) and §10.2 (account SAS).
+	ListQueues:       {serviceDenied: true, resource: 's', account: "l"},
+	CreateQueue:      {serviceDenied: true, resource: 'c', account: "acw"},
+	DeleteQueue:      {serviceDenied: true, resource: 'c', account: "d"},
+	GetQueueMetadata: {service: "r", resource: 'c', account: "r"},
+	SetQueueMetadata: {serviceDenied: true, resource: 'c', account: "w"},
+	GetQueueACL:      {serviceDenied: true},
+	SetQueueACL:      {serviceDenied: true},
+	PutMessage:       {service: "a", resource: 'o', account: "a"},
+	GetMessages:      {service: "p", resource: 'o', account: "p"},
+	PeekMessages:     {service: "r", resource: 'o', account: "r"},
+	UpdateMessage:    {service: "u", resource: 'o', account: "u"},
+	DeleteMessage:    {service: "p", resource: 'o', account: "p"},
+	ClearMessages:    {serviceDenied: true, resource: 'o', account: "d"},
 }

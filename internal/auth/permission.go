@@ -8,8 +8,11 @@ type perms uint32
 // allLetters lists every permission letter an account SAS may carry, in canonical order.
 // Service (table) SAS tokens and stored access policies use only r, a, u, d.
 const (
-	allLetters   = "rwdlacupxtfiy"
-	tableLetters = "raud"
+	allLetters       = "rwdlacupxtfiymeo"
+	tableLetters     = "raud"
+	queueLetters     = "raup"
+	blobLetters      = "racwdxytmeopi"
+	containerLetters = "racwdxltfmeopi"
 )
 
 func permBit(c byte) perms {
@@ -43,17 +46,17 @@ func (p perms) hasAny(letters string) bool {
 	return p&q != 0
 }
 
-// canonicalTablePerms returns the table permission letters of s in the order r a u d, or
-// false when s holds any other character.
-func canonicalTablePerms(s string) (string, bool) {
-	p, ok := parsePerms(s, tableLetters)
+// canonicalPerms returns the letters of s in the order of letters, or false when s holds
+// any other character.
+func canonicalPerms(s, letters string) (string, bool) {
+	p, ok := parsePerms(s, letters)
 	if !ok {
 		return "", false
 	}
 	var b strings.Builder
-	for i := 0; i < len(tableLetters); i++ {
-		if p&permBit(tableLetters[i]) != 0 {
-			b.WriteByte(tableLetters[i])
+	for i := 0; i < len(letters); i++ {
+		if p&permBit(letters[i]) != 0 {
+			b.WriteByte(letters[i])
 		}
 	}
 	return b.String(), true

@@ -24,6 +24,7 @@ const (
 	sipSprVersion        = "2015-04-05" // service SAS gains sip/spr and the /table/ prefix
 	minAccountSASVersion = "2015-04-05" // account SAS introduced
 	sesVersion           = "2020-12-06" // account SAS gains signedEncryptionScope
+	blobSrVersion        = "2018-11-09" // blob service SAS signs sr and the snapshot time
 	maxIdentifierLen     = 64
 )
 
@@ -48,6 +49,23 @@ type SAS struct {
 	EndPK      string // epk
 	EndRK      string // erk
 
+	// Blob service SAS only.
+	Resource           string // sr: b, c, bs, bv
+	CacheControl       string // rscc
+	ContentDisposition string // rscd
+	ContentEncoding    string // rsce
+	ContentLanguage    string // rscl
+	ContentType        string // rsct
+	// SnapshotTime is the snapshot or version id of a bs/bv SAS (from the URL, not the SAS).
+	SnapshotTime string
+
+	// Service is the service the SAS was parsed for (ParseSASFor).
+	Service Service
+	// ResourceName names a Queue or Blob service SAS's resource as its canonical resource
+	// does: "queue", "container" or "container/blob" (decoded). A queue or blob SAS does not
+	// name its resource; the URL does, so Verify takes it from SASRequest.Resource.
+	ResourceName string
+
 	// Account SAS only.
 	Services        string // ss
 	ResourceTypes   string // srt
@@ -62,7 +80,8 @@ type SAS struct {
 }
 
 // sasParams are the query parameters that belong to a SAS.
-var sasParams = []string{"sv", "sp", "st", "se", "sip", "spr", "sig", "tn", "si", "spk", "srk", "epk", "erk", "ss", "srt", "ses"}
+var sasParams = []string{"sv", "sp", "st", "se", "sip", "spr", "sig", "tn", "si", "spk", "srk", "epk", "erk", "ss", "srt", "ses",
+	"sr", "rscc", "rscd", "rsce", "rscl", "rsct"}
 
 // ParseSAS extracts a SAS from the request's query. It reports false (and no error) when the
 // request carries no SAS, i.e. no sig parameter. A malformed SAS is 403 AuthenticationFailed.
@@ -70,6 +89,12 @@ var sasParams = []string{"sv", "sp", "st", "se", "sip", "spr", "sig", "tn", "si"
 // ParseSAS checks form only: required fields, letters, times, sip and spr. Signature, time
 // window, protocol and IP are checked by Verify; table and permissions by Authorize.
 func ParseSAS(query url.Values) (*SAS, bool, error) {
+	return ParseSASFor(ServiceTable, query)
+}
+
+// ParseSASFor is ParseSAS for a request to svc: a service SAS is then that service's
+// (table: tn; queue: the URL's queue; blob: sr=b|c|bs|bv), with its permission letters.
+func ParseSASFor(svc Service, query url.Values) (*SAS, bool, error) {
 	if _, ok := query["sig"]; !ok {
 		return nil, false, nil
 	}
@@ -95,6 +120,14 @@ func ParseSAS(query url.Values) (*SAS, bool, error) {
 		Services:        query.Get("ss"),
 		ResourceTypes:   query.Get("srt"),
 		EncryptionScope: query.Get("ses"),
+
+		Resource:           query.Get("sr"),
+		CacheControl:       query.Get("rscc"),
+		ContentDisposition: query.Get("rscd"),
+		ContentEncoding:    query.Get("rsce"),
+		ContentLanguage:    query.Get("rscl"),
+		ContentType:        query.Get("rsct"),
+		Service:            svc,
 	}
 	s.Kind = ServiceSAS
 	if s.Services != "" || s.ResourceTypes != "" {
@@ -133,16 +166,43 @@ func (s *SAS) validate() error {
 	return s.validateService()
 }
 
-func (s *SAS) validateService() error {
-	if s.Version < minServiceSASVersion {
-		return authFailed("sv " + s.Version + " is not supported for a table SAS")
+// serviceLetters are the permission letters of a service SAS.
+func (s *SAS) serviceLetters() string {
+	switch s.Service {
+	case ServiceQueue:
+		return queueLetters
+	case ServiceBlob:
+		if s.Resource == "c" {
+			return containerLetters
+		}
+		return blobLetters
 	}
-	if s.TableName == "" {
-		return authFailed("tn is required")
+	return tableLetters
+}
+
+func (s *SAS) validateService() error {
+	switch s.Service {
+	case ServiceTable:
+		if s.Version < minServiceSASVersion {
+			return authFailed("sv " + s.Version + " is not supported for a table SAS")
+		}
+		if s.TableName == "" {
+			return authFailed("tn is required")
+		}
+	case ServiceQueue:
+		if s.Version < minServiceSASVersion {
+			return authFailed("sv " + s.Version + " is not supported for a queue SAS")
+		}
+	case ServiceBlob:
+		switch s.Resource {
+		case "b", "c", "bs", "bv":
+		default:
+			return authFailed("sr must be b, c, bs or bv")
+		}
 	}
 	if s.Permissions != "" {
-		if _, ok := parsePerms(s.Permissions, tableLetters); !ok {
-			return authFailed("sp holds a letter other than r, a, u, d")
+		if _, ok := parsePerms(s.Permissions, s.serviceLetters()); !ok {
+			return authFailed("sp holds a letter other than " + s.serviceLetters())
 		}
 	}
 	if utf8.RuneCountInString(s.Identifier) > maxIdentifierLen {
@@ -242,6 +302,12 @@ func (s *SAS) Query() url.Values {
 	add("epk", s.EndPK)
 	add("erk", s.EndRK)
 	add("ses", s.EncryptionScope)
+	add("sr", s.Resource)
+	add("rscc", s.CacheControl)
+	add("rscd", s.ContentDisposition)
+	add("rsce", s.ContentEncoding)
+	add("rscl", s.ContentLanguage)
+	add("rsct", s.ContentType)
 	add("sig", s.Signature)
 	return q
 }

@@ -33,9 +33,11 @@ func (s *SAS) Authorize(op Operation, table string) error {
 		return s.authorizeAccount(op, rule)
 	}
 	if rule.serviceDenied {
-		return fail(azerr.AuthorizationFailure, op.String()+" is not allowed with a table SAS")
+		return fail(azerr.AuthorizationFailure, op.String()+" is not allowed with a "+s.Service.String()+" SAS")
 	}
-	if (table != "" || op != Batch) && !strings.EqualFold(table, s.TableName) {
+	// A queue or blob SAS signs the resource the URL names (Verify), so only a table SAS,
+	// whose tn is a parameter, needs comparing.
+	if s.Service == ServiceTable && (table != "" || op != Batch) && !strings.EqualFold(table, s.TableName) {
 		return fail(azerr.AuthorizationFailure, "the SAS is for table "+s.TableName)
 	}
 	if !s.perm.has(rule.service) {
@@ -45,8 +47,8 @@ func (s *SAS) Authorize(op Operation, table string) error {
 }
 
 func (s *SAS) authorizeAccount(op Operation, rule sasRule) error {
-	if strings.IndexByte(s.Services, 't') < 0 {
-		return fail(azerr.AuthorizationServiceMismatch, "ss does not include the table service")
+	if strings.IndexByte(s.Services, s.Service.letter()) < 0 {
+		return fail(azerr.AuthorizationServiceMismatch, "ss does not include the "+s.Service.String()+" service")
 	}
 	if rule.resource == 0 {
 		return fail(azerr.AuthorizationFailure, op.String()+" is not allowed with an account SAS")

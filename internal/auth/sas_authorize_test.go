@@ -14,6 +14,11 @@ var allOperations = []Operation{
 	GetServiceProperties, SetServiceProperties, GetServiceStats, Batch, Preflight,
 }
 
+var allQueueOperations = []Operation{
+	ListQueues, CreateQueue, DeleteQueue, GetQueueMetadata, SetQueueMetadata, GetQueueACL,
+	SetQueueACL, PutMessage, GetMessages, PeekMessages, UpdateMessage, DeleteMessage, ClearMessages,
+}
+
 func verifiedSAS(t *testing.T, query string) *SAS {
 	t.Helper()
 	s := newSAS(t, query)
@@ -24,12 +29,12 @@ func verifiedSAS(t *testing.T, query string) *SAS {
 }
 
 func TestOperationString(t *testing.T) {
-	for _, op := range allOperations {
+	for _, op := range append(allOperations[:len(allOperations):len(allOperations)], allQueueOperations...) {
 		if s := op.String(); s == "" || strings.HasPrefix(s, "Operation(") {
 			t.Errorf("%d has no name", op)
 		}
 	}
-	if len(allOperations) != len(operationNames)-1 || len(sasRules) != len(operationNames) {
+	if len(allOperations)+len(allQueueOperations) != len(operationNames)-1 || len(sasRules) != len(operationNames) {
 		t.Fatal("operation tables out of step")
 	}
 	if Operation(0).String() != "Operation(0)" {

@@ -16,6 +16,15 @@ import (
 //
 //	sp \n st \n se \n /{account}/{lower(tn)} \n si \n sv \n spk \n srk \n epk \n erk
 //
+// Queue service SAS (sv ≥ 2015-04-05; before: no sip/spr and resource /{account}/{queue}):
+//
+//	sp \n st \n se \n /queue/{account}/{queue} \n si \n sip \n spr \n sv
+//
+// Blob service SAS (sr and the snapshot time from sv 2018-11-09, ses from 2020-12-06):
+//
+//	sp \n st \n se \n /blob/{account}/{container}[/{blob}] \n si \n sip \n spr \n sv \n
+//	sr \n snapshotTime \n ses \n rscc \n rscd \n rsce \n rscl \n rsct
+//
 // Account SAS (with a trailing newline; ses only from sv 2020-12-06):
 //
 //	account \n sp \n ss \n srt \n st \n se \n sip \n spr \n sv \n [ses \n]
@@ -28,6 +37,21 @@ func (s *SAS) StringToSign(account string) string {
 			fields = append(fields, s.EncryptionScope)
 		}
 		fields = append(fields, "") // trailing newline
+	case s.Service == ServiceQueue && s.Version >= sipSprVersion:
+		fields = []string{s.Permissions, s.Start, s.Expiry, "/queue/" + account + "/" + s.ResourceName,
+			s.Identifier, s.IP, s.Protocol, s.Version}
+	case s.Service == ServiceQueue:
+		fields = []string{s.Permissions, s.Start, s.Expiry, "/" + account + "/" + s.ResourceName, s.Identifier, s.Version}
+	case s.Service == ServiceBlob:
+		fields = []string{s.Permissions, s.Start, s.Expiry, "/blob/" + account + "/" + s.ResourceName,
+			s.Identifier, s.IP, s.Protocol, s.Version}
+		if s.Version >= blobSrVersion {
+			fields = append(fields, s.Resource, s.SnapshotTime)
+		}
+		if s.Version >= sesVersion {
+			fields = append(fields, s.EncryptionScope)
+		}
+		fields = append(fields, s.CacheControl, s.ContentDisposition, s.ContentEncoding, s.ContentLanguage, s.ContentType)
 	case s.Version >= sipSprVersion:
 		fields = []string{s.Permissions, s.Start, s.Expiry, "/table/" + account + "/" + strings.ToLower(s.TableName),
 			s.Identifier, s.IP, s.Protocol, s.Version, s.StartPK, s.StartRK, s.EndPK, s.EndRK}

@@ -21,8 +21,11 @@ type SASRequest struct {
 	// ClientIP is the address of the client (zero when unknown; then any sip fails).
 	ClientIP netip.Addr
 	// Policy looks up a stored access policy by id among the policies of the table named by
-	// the SAS's tn. Nil means the table has none.
+	// the SAS's tn (the queue or container the URL names). Nil means there are none.
 	Policy func(id string) (*AccessPolicy, bool)
+	// Resource is what a Queue or Blob service SAS covers, from the URL: the queue name, the
+	// container name (sr=c) or "container/blob" (sr=b), decoded. Unused for Table.
+	Resource string
 }
 
 // Verify authenticates the SAS against acct, the account addressed by the URL (nil when the
@@ -39,6 +42,9 @@ func (s *SAS) Verify(acct *Account, r SASRequest) error {
 	}
 	if acct == nil {
 		return authFailed("unknown account")
+	}
+	if s.Kind == ServiceSAS && s.Service != ServiceTable {
+		s.ResourceName = r.Resource
 	}
 	g, err := s.grant(r.Policy)
 	if err != nil {
@@ -104,7 +110,7 @@ func (s *SAS) grant(lookup func(string) (*AccessPolicy, bool)) (grant, error) {
 	}
 	allowed := allLetters
 	if s.Kind == ServiceSAS {
-		allowed = tableLetters
+		allowed = s.serviceLetters()
 	}
 	var ok bool
 	if g.perm, ok = parsePerms(letters, allowed); !ok {

@@ -45,6 +45,10 @@ type RequestInfo struct {
 	PathStyle bool
 	// Secondary reports that the URL addressed the secondary endpoint ({account}-secondary).
 	Secondary bool
+	// Service selects the string-to-sign flavour: the Table service's, or the Blob/Queue one
+	// (every x-ms-* header and every query parameter signed). Blob/Queue verification needs a
+	// Header that is also a HeaderLister.
+	Service Service
 
 	// Request date check: when MaxClockSkew > 0, a request whose date (x-ms-date, else Date)
 	// is further than that from Now, or is not an HTTP date (RFC 1123, or RFC 850 as HTTP
@@ -91,6 +95,9 @@ const (
 //	SharedKeyLite: Date \n CanonicalizedResource
 func StringToSign(s Scheme, req RequestInfo) string {
 	req.Header = orEmpty(req.Header)
+	if req.Service != ServiceTable {
+		return string(appendBQStringToSign(nil, s, req, bqDateLine(req.Header), primaryResource(req), false))
+	}
 	return string(appendStringToSign(nil, s, req, requestDate(req.Header), primaryResource(req)))
 }
 
@@ -98,7 +105,12 @@ func StringToSign(s Scheme, req RequestInfo) string {
 // tests and clients.
 func SignSharedKey(s Scheme, req RequestInfo, key []byte) string {
 	req.Header = orEmpty(req.Header)
-	buf := appendStringToSign(make([]byte, 0, 256), s, req, requestDate(req.Header), primaryResource(req))
+	var buf []byte
+	if req.Service != ServiceTable {
+		buf = appendBQStringToSign(make([]byte, 0, 256), s, req, bqDateLine(req.Header), primaryResource(req), false)
+	} else {
+		buf = appendStringToSign(make([]byte, 0, 256), s, req, requestDate(req.Header), primaryResource(req))
+	}
 	m := hmac.New(sha256.New, key)
 	m.Write(buf)
 	var sum [sha256.Size]byte
@@ -161,7 +173,13 @@ func verifySharedKey(req RequestInfo, acct *Account, st *macState) error {
 			return err
 		}
 	}
-	if !matchAny(a, req, st, date) {
+	matched := false
+	if req.Service != ServiceTable {
+		matched = matchAnyBQ(a, req, st)
+	} else {
+		matched = matchAny(a, req, st, date)
+	}
+	if !matched {
 		return authFailed("signature mismatch")
 	}
 	return nil

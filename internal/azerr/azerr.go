@@ -63,6 +63,59 @@ const (
 	InternalError                           Code = "InternalError"
 	OperationTimedOut                       Code = "OperationTimedOut"
 	ServerBusy                              Code = "ServerBusy"
+
+	// Queue service.
+	QueueAlreadyExists            Code = "QueueAlreadyExists"
+	QueueBeingDeleted             Code = "QueueBeingDeleted"
+	QueueNotFound                 Code = "QueueNotFound"
+	QueueDisabled                 Code = "QueueDisabled"
+	MessageNotFound               Code = "MessageNotFound"
+	PopReceiptMismatch            Code = "PopReceiptMismatch"
+	MessageTooLarge               Code = "MessageTooLarge"
+	InvalidMarker                 Code = "InvalidMarker"
+	OutOfRangeQueryParameterValue Code = "OutOfRangeQueryParameterValue"
+	MissingRequiredQueryParameter Code = "MissingRequiredQueryParameter"
+	InvalidMetadata               Code = "InvalidMetadata"
+	MetadataTooLarge              Code = "MetadataTooLarge"
+	UnsupportedHeader             Code = "UnsupportedHeader"
+
+	// Blob service.
+	ContainerAlreadyExists                Code = "ContainerAlreadyExists"
+	ContainerBeingDeleted                 Code = "ContainerBeingDeleted"
+	ContainerNotFound                     Code = "ContainerNotFound"
+	BlobNotFound                          Code = "BlobNotFound"
+	BlobAlreadyExists                     Code = "BlobAlreadyExists"
+	SnapshotsPresent                      Code = "SnapshotsPresent"
+	InvalidBlobType                       Code = "InvalidBlobType"
+	InvalidBlockList                      Code = "InvalidBlockList"
+	InvalidBlockID                        Code = "InvalidBlockId"
+	InvalidBlobOrBlock                    Code = "InvalidBlobOrBlock"
+	BlockCountExceedsLimit                Code = "BlockCountExceedsLimit"
+	MD5Mismatch                           Code = "Md5Mismatch"
+	CRC64Mismatch                         Code = "Crc64Mismatch"
+	InvalidRange                          Code = "InvalidRange"
+	InvalidPageRange                      Code = "InvalidPageRange"
+	ConditionNotMet                       Code = "ConditionNotMet"
+	AppendPositionConditionNotMet         Code = "AppendPositionConditionNotMet"
+	MaxBlobSizeConditionNotMet            Code = "MaxBlobSizeConditionNotMet"
+	SequenceNumberConditionNotMet         Code = "SequenceNumberConditionNotMet"
+	SourceConditionNotMet                 Code = "SourceConditionNotMet"
+	LeaseIDMissing                        Code = "LeaseIdMissing"
+	LeaseIDMismatchWithBlobOperation      Code = "LeaseIdMismatchWithBlobOperation"
+	LeaseIDMismatchWithContainerOperation Code = "LeaseIdMismatchWithContainerOperation"
+	LeaseNotPresentWithBlobOperation      Code = "LeaseNotPresentWithBlobOperation"
+	LeaseNotPresentWithContainerOperation Code = "LeaseNotPresentWithContainerOperation"
+	LeaseAlreadyPresent                   Code = "LeaseAlreadyPresent"
+	LeaseIDMismatchWithLeaseOperation     Code = "LeaseIdMismatchWithLeaseOperation"
+	LeaseNotPresentWithLeaseOperation     Code = "LeaseNotPresentWithLeaseOperation"
+	LeaseIsBreakingAndCannotBeAcquired    Code = "LeaseIsBreakingAndCannotBeAcquired"
+	LeaseIsBreakingAndCannotBeChanged     Code = "LeaseIsBreakingAndCannotBeChanged"
+	LeaseIsBrokenAndCannotBeRenewed       Code = "LeaseIsBrokenAndCannotBeRenewed"
+	LeaseLost                             Code = "LeaseLost"
+	CannotVerifyCopySource                Code = "CannotVerifyCopySource"
+	NoPendingCopyOperation                Code = "NoPendingCopyOperation"
+	PendingCopyOperation                  Code = "PendingCopyOperation"
+	BlobArchived                          Code = "BlobArchived"
 )
 
 type definition struct {
@@ -121,6 +174,55 @@ var table = map[Code]definition{
 	InternalError:                           {http.StatusInternalServerError, "The server encountered an internal error. Please retry the request."},
 	OperationTimedOut:                       {http.StatusInternalServerError, "Operation could not be completed within the specified time."},
 	ServerBusy:                              {http.StatusServiceUnavailable, "The server is currently unable to receive requests. Please retry your request."},
+	QueueAlreadyExists:                      {http.StatusConflict, "The specified queue already exists."},
+	QueueBeingDeleted:                       {http.StatusConflict, "The specified queue is being deleted."},
+	QueueNotFound:                           {http.StatusNotFound, "The specified queue does not exist."},
+	QueueDisabled:                           {http.StatusConflict, "The specified queue has been disabled by the administrator."},
+	MessageNotFound:                         {http.StatusNotFound, "The specified message does not exist."},
+	PopReceiptMismatch:                      {http.StatusBadRequest, "The specified pop receipt did not match the pop receipt for a dequeued message."},
+	MessageTooLarge:                         {http.StatusBadRequest, "The message exceeds the maximum allowed size."},
+	InvalidMarker:                           {http.StatusBadRequest, "The specified marker is invalid."},
+	OutOfRangeQueryParameterValue:           {http.StatusBadRequest, "One of the query parameters specified in the request URI is outside the permissible range."},
+	MissingRequiredQueryParameter:           {http.StatusBadRequest, "A query parameter that's mandatory for this request is not specified."},
+	InvalidMetadata:                         {http.StatusBadRequest, "The metadata specified is invalid. It has characters that are not permitted."},
+	MetadataTooLarge:                        {http.StatusBadRequest, "The size of the specified metadata exceeds the maximum size permitted."},
+	UnsupportedHeader:                       {http.StatusBadRequest, "One of the HTTP headers specified in the request is not supported."},
+	ContainerAlreadyExists:                  {http.StatusConflict, "The specified container already exists."},
+	ContainerBeingDeleted:                   {http.StatusConflict, "The specified container is being deleted."},
+	ContainerNotFound:                       {http.StatusNotFound, "The specified container does not exist."},
+	BlobNotFound:                            {http.StatusNotFound, "The specified blob does not exist."},
+	BlobAlreadyExists:                       {http.StatusConflict, "The specified blob already exists."},
+	SnapshotsPresent:                        {http.StatusConflict, "This operation is not permitted while the blob has snapshots."},
+	InvalidBlobType:                         {http.StatusConflict, "The blob type is invalid for this operation."},
+	InvalidBlockList:                        {http.StatusBadRequest, "The specified block list is invalid."},
+	InvalidBlockID:                          {http.StatusBadRequest, "The specified block ID is invalid. The block ID must be Base64-encoded."},
+	InvalidBlobOrBlock:                      {http.StatusBadRequest, "The specified blob or block content is invalid."},
+	BlockCountExceedsLimit:                  {http.StatusConflict, "The committed block count cannot exceed the maximum limit of 50,000 blocks."},
+	MD5Mismatch:                             {http.StatusBadRequest, "The MD5 value specified in the request did not match with the MD5 value calculated by the server."},
+	CRC64Mismatch:                           {http.StatusBadRequest, "The CRC64 value specified in the request did not match with the CRC64 value calculated by the server."},
+	InvalidRange:                            {http.StatusRequestedRangeNotSatisfiable, "The range specified is invalid for the current size of the resource."},
+	InvalidPageRange:                        {http.StatusRequestedRangeNotSatisfiable, "The page range specified is invalid."},
+	ConditionNotMet:                         {http.StatusPreconditionFailed, "The condition specified using HTTP conditional header(s) is not met."},
+	AppendPositionConditionNotMet:           {http.StatusPreconditionFailed, "The append position condition specified was not met."},
+	MaxBlobSizeConditionNotMet:              {http.StatusPreconditionFailed, "The max blob size condition specified was not met."},
+	SequenceNumberConditionNotMet:           {http.StatusPreconditionFailed, "The sequence number condition specified was not met."},
+	SourceConditionNotMet:                   {http.StatusPreconditionFailed, "The source condition specified using HTTP conditional header(s) is not met."},
+	LeaseIDMissing:                          {http.StatusPreconditionFailed, "There is currently a lease on the blob and no lease ID was specified in the request."},
+	LeaseIDMismatchWithBlobOperation:        {http.StatusPreconditionFailed, "The lease ID specified did not match the lease ID for the blob."},
+	LeaseIDMismatchWithContainerOperation:   {http.StatusPreconditionFailed, "The lease ID specified did not match the lease ID for the container."},
+	LeaseNotPresentWithBlobOperation:        {http.StatusPreconditionFailed, "There is currently no lease on the blob."},
+	LeaseNotPresentWithContainerOperation:   {http.StatusPreconditionFailed, "There is currently no lease on the container."},
+	LeaseAlreadyPresent:                     {http.StatusConflict, "There is already a lease present."},
+	LeaseIDMismatchWithLeaseOperation:       {http.StatusConflict, "The lease ID specified did not match the lease ID for the blob."},
+	LeaseNotPresentWithLeaseOperation:       {http.StatusConflict, "There is currently no lease on the blob."},
+	LeaseIsBreakingAndCannotBeAcquired:      {http.StatusConflict, "There is already a breaking lease, and can't be acquired."},
+	LeaseIsBreakingAndCannotBeChanged:       {http.StatusConflict, "The lease ID matched, but the lease is currently in breaking state and cannot be changed."},
+	LeaseIsBrokenAndCannotBeRenewed:         {http.StatusConflict, "The lease ID matched, but the lease has been broken explicitly and cannot be renewed."},
+	LeaseLost:                               {http.StatusPreconditionFailed, "A lease ID was specified, but the lease for the blob has expired."},
+	CannotVerifyCopySource:                  {http.StatusNotFound, "Could not verify the copy source within the specified time."},
+	NoPendingCopyOperation:                  {http.StatusConflict, "There is currently no pending copy operation."},
+	PendingCopyOperation:                    {http.StatusConflict, "There is currently a pending copy operation."},
+	BlobArchived:                            {http.StatusConflict, "This operation is not permitted on an archived blob."},
 }
 
 // Status returns the HTTP status of c, or 500 for a code missing from the table.
@@ -144,6 +246,19 @@ type Error struct {
 	Code Code
 	// Msg, when set, replaces the code's default message (e.g. to name a bad value or a position).
 	Msg string
+	// Details are extra elements the XML envelope writes after Message (MaxLimit,
+	// QueryParameterName, ...), in order.
+	Details []Detail
+}
+
+// Detail is one extra element of an XML error body.
+type Detail struct{ Name, Value string }
+
+// With returns a copy of e with a detail element added.
+func (e *Error) With(name, value string) *Error {
+	c := *e
+	c.Details = append(append([]Detail(nil), e.Details...), Detail{name, value})
+	return &c
 }
 
 // New returns an *Error with the code's default message.

@@ -23,6 +23,7 @@ var allCodes = []Code{
 	InvalidHeaderValue, MissingRequiredHeader, InvalidQueryParameterValue, InvalidURI,
 	InvalidXMLDocument, InvalidXMLNodeValue, RequestBodyTooLarge, UnsupportedHTTPVerb,
 	CorsPreflightFailure, InternalError, OperationTimedOut, ServerBusy,
+	QueueAlreadyExists, QueueBeingDeleted, QueueNotFound, QueueDisabled, MessageNotFound, PopReceiptMismatch, MessageTooLarge, InvalidMarker, OutOfRangeQueryParameterValue, MissingRequiredQueryParameter, InvalidMetadata, MetadataTooLarge, UnsupportedHeader, ContainerAlreadyExists, ContainerBeingDeleted, ContainerNotFound, BlobNotFound, BlobAlreadyExists, SnapshotsPresent, InvalidBlobType, InvalidBlockList, InvalidBlockID, InvalidBlobOrBlock, BlockCountExceedsLimit, MD5Mismatch, CRC64Mismatch, InvalidRange, InvalidPageRange, ConditionNotMet, AppendPositionConditionNotMet, MaxBlobSizeConditionNotMet, SequenceNumberConditionNotMet, SourceConditionNotMet, LeaseIDMissing, LeaseIDMismatchWithBlobOperation, LeaseIDMismatchWithContainerOperation, LeaseNotPresentWithBlobOperation, LeaseNotPresentWithContainerOperation, LeaseAlreadyPresent, LeaseIDMismatchWithLeaseOperation, LeaseNotPresentWithLeaseOperation, LeaseIsBreakingAndCannotBeAcquired, LeaseIsBreakingAndCannotBeChanged, LeaseIsBrokenAndCannotBeRenewed, LeaseLost, CannotVerifyCopySource, NoPendingCopyOperation, PendingCopyOperation, BlobArchived,
 }
 
 func TestTableComplete(t *testing.T) {
@@ -69,5 +70,14 @@ func TestFromWrapped(t *testing.T) {
 func TestIsNilAllocatesNothing(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { _ = Is(nil, ResourceNotFound) }); n != 0 {
 		t.Fatalf("Is(nil) allocates %v times", n)
+	}
+}
+
+func TestEnvelopes(t *testing.T) {
+	e := New(RequestBodyTooLarge).With("MaxLimit", "65536")
+	x := string(AppendXML(nil, string(e.Code), "too <big>", e.Details...))
+	want := `<?xml version="1.0" encoding="utf-8"?><Error><Code>RequestBodyTooLarge</Code><Message>too &lt;big&gt;</Message><MaxLimit>65536</MaxLimit></Error>`
+	if x != want {
+		t.Fatalf("XML\n got %s\nwant %s", x, want)
 	}
 }

@@ -26,10 +26,16 @@ import (
 type Config struct {
 	Host      string
 	TablePort int
-	DataDir   string
-	InMemory  bool
-	Accounts  []auth.Account
-	LogLevel  slog.Level
+	// QueuePort and BlobPort are the other services' ports (0 picks a free one).
+	QueuePort int
+	BlobPort  int
+	// Services lists the services to start ("table", "queue"); empty means every service
+	// this build has (Available).
+	Services []string
+	DataDir  string
+	InMemory bool
+	Accounts []auth.Account
+	LogLevel slog.Level
 	// LogFormat is "auto" (text on a terminal, JSON otherwise), "text" or "json".
 	LogFormat string
 	// ShutdownTimeout bounds how long a graceful shutdown waits for requests in flight.
@@ -59,6 +65,8 @@ type Config struct {
 const (
 	DefaultHost            = "127.0.0.1"
 	DefaultTablePort       = 10002
+	DefaultQueuePort       = 10001
+	DefaultBlobPort        = 10000
 	DefaultShutdownTimeout = 10 * time.Second
 )
 
@@ -74,6 +82,9 @@ func (c *Config) flags() []Flag {
 	return []Flag{
 		{"host", String(&c.Host, DefaultHost), "address to listen on; 0.0.0.0 or :: listens on every interface"},
 		{"table-port", Port(&c.TablePort, DefaultTablePort), "Table service port (0 picks a free one)"},
+		{"queue-port", Port(&c.QueuePort, DefaultQueuePort), "Queue service port (0 picks a free one)"},
+		{"blob-port", Port(&c.BlobPort, DefaultBlobPort), "Blob service port, used once the Blob service exists (0 picks a free one)"},
+		{"services", Parsed(&c.Services, strings.Join(Available, ","), "list", parseServices), "comma-separated services to start: " + strings.Join(Available, ", ") + "; a service not started has its port closed"},
 		{"data-dir", String(&c.DataDir, "./tablo-data"), "directory of the durable engine's data"},
 		{"in-memory", Bool(&c.InMemory, false), "keep data in memory only; nothing survives a restart"},
 		{"accounts", Accounts(&c.Accounts), "accounts as name:base64key[:base64key2][,...] (default: the development account devstoreaccount1 with its well-known key)"},
@@ -103,6 +114,45 @@ func parsePoolSize(s string) (int, error) {
 		return 0, errors.New("want a connection count from 0 to 10000")
 	}
 	return n, nil
+}
+
+// Available lists the services this build can start, in start-up order. Blob has its
+// port setting already; it joins this list when the service exists.
+var Available = []string{"table", "queue"}
+
+// known lists every service name --services accepts in some build.
+var known = []string{"table", "queue", "blob"}
+
+// Starts reports whether the configuration starts service name.
+func (c Config) Starts(name string) bool {
+	if len(c.Services) == 0 {
+		return slices.Contains(Available, name)
+	}
+	return slices.Contains(c.Services, name)
+}
+
+// parseServices reads a --services list: known names, no repeats, at least one.
+func parseServices(v string) ([]string, error) {
+	var out []string
+	for _, name := range strings.Split(v, ",") {
+		name = strings.ToLower(strings.TrimSpace(name))
+		if name == "" {
+			continue
+		}
+		switch {
+		case !slices.Contains(known, name):
+			return nil, fmt.Errorf("unknown service %q (want %s)", name, strings.Join(Available, ", "))
+		case !slices.Contains(Available, name):
+			return nil, fmt.Errorf("the %s service is not available in this build", name)
+		case slices.Contains(out, name):
+			return nil, fmt.Errorf("%s named twice", name)
+		}
+		out = append(out, name)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no service named")
+	}
+	return out, nil
 }
 
 // EnvVar is the environment variable of the flag named name: TABLO_ and the name in upper

@@ -95,6 +95,39 @@ func TestPostgresFlags(t *testing.T) {
 	}
 }
 
+func TestServicesAndPorts(t *testing.T) {
+	c, err := Load(nil, env(nil), io.Discard)
+	if err != nil || c.QueuePort != 10001 || c.BlobPort != 10000 || !c.Starts("table") || c.Starts("blob") {
+		t.Fatalf("defaults: %+v %v", c, err)
+	}
+	for _, name := range Available {
+		if !c.Starts(name) || !(Config{}).Starts(name) {
+			t.Fatalf("%s not started by default", name)
+		}
+	}
+	c, err = Load([]string{"--services", "table", "--queue-port", "2"}, env(map[string]string{"TABLO_SERVICES": "queue", "TABLO_QUEUE_PORT": "1"}), io.Discard)
+	if err != nil || !c.Starts("table") || c.QueuePort != 2 || len(c.Services) != 1 {
+		t.Fatalf("flags: %+v %v", c, err)
+	}
+	c, err = Load(nil, env(map[string]string{"TABLO_SERVICES": " Table ", "TABLO_BLOB_PORT": "1"}), io.Discard)
+	if err != nil || !c.Starts("table") || c.BlobPort != 1 {
+		t.Fatalf("env: %+v %v", c, err)
+	}
+	c, err = Load([]string{"--services", "queue"}, env(nil), io.Discard)
+	if err != nil || c.Starts("table") || !c.Starts("queue") {
+		t.Fatalf("queue only: %+v %v", c, err)
+	}
+	for _, bad := range []string{"table,table", "files", "", "blob"} {
+		if _, err := Load([]string{"--services", bad}, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "--services") {
+			t.Errorf("--services %q: %v", bad, err)
+		}
+	}
+	if _, err := Load([]string{"--queue-port", "x", "--blob-port", "70000"}, env(nil), io.Discard); err == nil ||
+		!strings.Contains(err.Error(), "--queue-port") || !strings.Contains(err.Error(), "--blob-port") {
+		t.Fatalf("bad ports: %v", err)
+	}
+}
+
 func TestBooleanSpellings(t *testing.T) {
 	for _, v := range []string{"1", "true", "TRUE", "yes", "Yes", "on", "ON"} {
 		c, err := Load(nil, env(map[string]string{"TABLO_IN_MEMORY": v}), io.Discard)

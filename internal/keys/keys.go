@@ -25,8 +25,14 @@ import (
 	"unicode/utf8"
 )
 
-// Namespace prefixes of the engine's key space.
+// Namespace prefixes of the engine's key space. The Table service's families use the
+// single bytes below (its layout predates the other services and stays as it is on disk);
+// every Queue key starts with 'Q' and every Blob key with 'B', so services never collide.
 const (
+	// TagQueue and TagBlob lead every key of the Queue and Blob services.
+	TagQueue = 'Q'
+	TagBlob  = 'B'
+
 	prefixEntity  = 'e'
 	prefixTable   = 't' // catalog: 't' | account | 0x00 | lower(table name)
 	prefixTableMD = 'a' // per-table metadata (ACL): 'a' | tableID | name
@@ -229,4 +235,93 @@ func Account(account, name string) []byte {
 	b = append(b, account...)
 	b = append(b, 0)
 	return append(b, name...)
+}
+
+// Queue service keys. A queue's messages and its visibility index share the prefix
+// QueueData(id), so Delete Queue (and Clear Messages) is one DeleteRange:
+//
+//	'Q' 'n'                                           the next queue id
+//	'Q' 'c' account 0x00 name                         catalog: queue id, metadata, ACL
+//	'Q' 's' account 0x00 name                         per-account settings (service properties)
+//	'Q' 'd' queueID 'm' seq                           a message
+//	'Q' 'd' queueID 'v' visibleAt seq                 visibility index: when it may be got
+//	'Q' 'x' expiresAt queueID seq                     expiry index, across queues
+//
+// Numbers are 8 bytes big-endian; times are Unix nanoseconds (never negative here).
+
+// QueueCatalog is the catalog key of a queue.
+func QueueCatalog(account, name string) []byte {
+	b := make([]byte, 0, 3+len(account)+len(name))
+	b = append(b, TagQueue, 'c')
+	b = append(b, account...)
+	b = append(b, 0)
+	return append(b, name...)
+}
+
+// QueueNextID is the key of the counter that numbers queues.
+func QueueNextID() []byte { return []byte{TagQueue, 'n'} }
+
+// QueueCatalogPrefix is the prefix of an account's queue catalog.
+func QueueCatalogPrefix(account string) []byte { return QueueCatalog(account, "") }
+
+// QueueSetting is the key of a named per-account Queue service record.
+func QueueSetting(account, name string) []byte {
+	b := make([]byte, 0, 3+len(account)+len(name))
+	b = append(b, TagQueue, 's')
+	b = append(b, account...)
+	b = append(b, 0)
+	return append(b, name...)
+}
+
+// QueueData is the prefix of everything a queue holds (messages and their index).
+func QueueData(queueID uint64) []byte {
+	b := make([]byte, 10, 28)
+	b[0], b[1] = TagQueue, 'd'
+	binary.BigEndian.PutUint64(b[2:], queueID)
+	return b
+}
+
+// QueueMessagePrefix is the prefix of a queue's messages.
+func QueueMessagePrefix(queueID uint64) []byte { return append(QueueData(queueID), 'm') }
+
+// QueueMessage is the key of one message.
+func QueueMessage(queueID, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(QueueMessagePrefix(queueID), seq)
+}
+
+// QueueVisiblePrefix is the prefix of a queue's visibility index.
+func QueueVisiblePrefix(queueID uint64) []byte { return append(QueueData(queueID), 'v') }
+
+// QueueVisible is the visibility-index key of a message that may be got from visibleAt on.
+func QueueVisible(queueID uint64, visibleAt int64, seq uint64) []byte {
+	b := binary.BigEndian.AppendUint64(QueueVisiblePrefix(queueID), uint64(visibleAt))
+	return binary.BigEndian.AppendUint64(b, seq)
+}
+
+// DecodeQueueVisible returns the time and sequence number of a visibility-index key.
+func DecodeQueueVisible(key []byte) (visibleAt int64, seq uint64, err error) {
+	if len(key) != 27 || key[0] != TagQueue || key[1] != 'd' || key[10] != 'v' {
+		return 0, 0, ErrCorrupt
+	}
+	return int64(binary.BigEndian.Uint64(key[11:19])), binary.BigEndian.Uint64(key[19:]), nil
+}
+
+// QueueExpiryPrefix is the prefix of the expiry index of every queue.
+func QueueExpiryPrefix() []byte { return []byte{TagQueue, 'x'} }
+
+// QueueExpiry is the expiry-index key of a message expiring at expiresAt.
+func QueueExpiry(expiresAt int64, queueID, seq uint64) []byte {
+	b := make([]byte, 2, 26)
+	b[0], b[1] = TagQueue, 'x'
+	b = binary.BigEndian.AppendUint64(b, uint64(expiresAt))
+	b = binary.BigEndian.AppendUint64(b, queueID)
+	return binary.BigEndian.AppendUint64(b, seq)
+}
+
+// DecodeQueueExpiry splits an expiry-index key.
+func DecodeQueueExpiry(key []byte) (expiresAt int64, queueID, seq uint64, err error) {
+	if len(key) != 26 || key[0] != TagQueue || key[1] != 'x' {
+		return 0, 0, 0, ErrCorrupt
+	}
+	return int64(binary.BigEndian.Uint64(key[2:10])), binary.BigEndian.Uint64(key[10:18]), binary.BigEndian.Uint64(key[18:]), nil
 }

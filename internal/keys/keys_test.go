@@ -120,3 +120,36 @@ func BenchmarkCompareOrdinal(b *testing.B) {
 		_ = CompareOrdinal("partition-0001/row-000000123", "partition-0001/row-000000124")
 	}
 }
+
+// Queue keys: every one carries the queue tag, one queue's data is one range that holds
+// nothing of another queue, and the indexes decode back.
+func TestQueueKeys(t *testing.T) {
+	for _, k := range [][]byte{QueueCatalog("a", "q"), QueueSetting("a", "p"), QueueMessage(7, 1), QueueVisible(7, 5, 1), QueueExpiry(5, 7, 1)} {
+		if k[0] != TagQueue {
+			t.Fatalf("%q lacks the queue tag", k)
+		}
+		if bytes.HasPrefix(k, TablePrefix(0)[:1]) || bytes.HasPrefix(k, Table("a", "")[:1]) {
+			t.Fatalf("%q collides with a table family", k)
+		}
+	}
+	lo, hi := QueueData(7), PrefixEnd(QueueData(7))
+	for _, k := range [][]byte{QueueMessage(7, 0), QueueMessage(7, ^uint64(0)), QueueVisible(7, 1<<62, ^uint64(0))} {
+		if bytes.Compare(k, lo) < 0 || bytes.Compare(k, hi) >= 0 {
+			t.Fatalf("%q outside its queue's range", k)
+		}
+	}
+	for _, k := range [][]byte{QueueMessage(6, ^uint64(0)), QueueMessage(8, 0), QueueVisible(8, 0, 0)} {
+		if bytes.Compare(k, lo) >= 0 && bytes.Compare(k, hi) < 0 {
+			t.Fatalf("%q of another queue inside queue 7's range", k)
+		}
+	}
+	if bytes.Compare(QueueVisible(7, 5, 9), QueueVisible(7, 6, 1)) >= 0 {
+		t.Fatal("visibility index not ordered by time first")
+	}
+	if at, seq, err := DecodeQueueVisible(QueueVisible(7, 5, 9)); err != nil || at != 5 || seq != 9 {
+		t.Fatal(at, seq, err)
+	}
+	if at, q, seq, err := DecodeQueueExpiry(QueueExpiry(5, 7, 9)); err != nil || at != 5 || q != 7 || seq != 9 {
+		t.Fatal(at, q, seq, err)
+	}
+}

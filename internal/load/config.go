@@ -197,6 +197,8 @@ func (c *config) validateTable() []error {
 	want := c.tableLayout()
 	for _, w := range c.workloads {
 		switch got := c.layoutOf(w); {
+		case w.queue:
+			errs = append(errs, fmt.Errorf("workload %s is a Queue workload: not with --table", w.name))
 		case got == layoutEmpty:
 			errs = append(errs, fmt.Errorf("workload %s inserts new entities: not with --table", w.name))
 		case got != want:

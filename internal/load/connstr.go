@@ -25,6 +25,27 @@ type ConnInfo struct {
 	Account  string // account name (may be empty with a SAS)
 	Key      string // base64 account key; empty when SAS is set
 	SAS      string // shared access signature without the leading '?'
+	// QueueEndpoint is the Queue service URL when the connection string names one
+	// (QueueURL derives it otherwise).
+	QueueEndpoint string
+}
+
+// QueueURL is the Queue service URL: QueueEndpoint, or the table endpoint's sibling (host
+// style: ".table." becomes ".queue."; path style: the port 10002 becomes 10001).
+func (c ConnInfo) QueueURL() string {
+	if c.QueueEndpoint != "" {
+		return c.QueueEndpoint
+	}
+	u, err := url.Parse(c.Endpoint)
+	if err != nil {
+		return ""
+	}
+	if strings.Contains(u.Host, ".table.") {
+		u.Host = strings.Replace(u.Host, ".table.", ".queue.", 1)
+	} else if u.Port() == "10002" {
+		u.Host = u.Hostname() + ":10001"
+	}
+	return strings.TrimRight(u.String(), "/")
 }
 
 // ParseConnString parses an Azure Storage connection string ("Key=Value;Key=Value;..."). Keys are
@@ -107,6 +128,13 @@ func ParseConnString(s string) (ConnInfo, error) {
 		return ConnInfo{}, fmt.Errorf("table endpoint %q: want scheme://host[:port][/path]", endpoint)
 	}
 	info.Endpoint = strings.TrimRight(u.String(), "/")
+	if q := kv["queueendpoint"]; q != "" {
+		qu, err := url.Parse(q)
+		if err != nil || (qu.Scheme != "http" && qu.Scheme != "https") || qu.Host == "" {
+			return ConnInfo{}, fmt.Errorf("queue endpoint %q: want scheme://host[:port][/path]", q)
+		}
+		info.QueueEndpoint = strings.TrimRight(qu.String(), "/")
+	}
 	return info, nil
 }
 
@@ -123,6 +151,9 @@ func (c ConnInfo) String() string {
 		b.WriteString("SharedAccessSignature=" + c.SAS + ";")
 	}
 	b.WriteString("TableEndpoint=" + c.Endpoint + ";")
+	if c.QueueEndpoint != "" {
+		b.WriteString("QueueEndpoint=" + c.QueueEndpoint + ";")
+	}
 	return b.String()
 }
 

@@ -205,3 +205,23 @@ func TestNullServerTableLifecycle(t *testing.T) {
 		}
 	}
 }
+
+// TestEndToEndQueueWorkloadsAgainstNull runs the Queue workloads through azqueue against the
+// null server's canned Queue answers.
+func TestEndToEndQueueWorkloadsAgainstNull(t *testing.T) {
+	conn := startNull(t)
+	out, err := runMain(t, "--conn", conn, "--label", "null", "--ops", "12", "--duration", "1m",
+		"--workloads", "queue", "--preload", "20", "--concurrency", "2", "--json", "-")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	results, _ := decodeLines(t, out)
+	if len(results) != len(queueWorkloads()) {
+		t.Fatalf("%d results, want %d:\n%s", len(results), len(queueWorkloads()), out)
+	}
+	for _, r := range results {
+		if r.Errors != 0 || r.Ops != 12 {
+			t.Errorf("%s: %d ops, %d errors (%s)", r.Workload, r.Ops, r.Errors, r.FirstError)
+		}
+	}
+}

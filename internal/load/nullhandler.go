@@ -56,6 +56,10 @@ func (h *nullHandler) serve(ctx *fasthttp.RequestCtx) {
 	q := fasthttp.AcquireArgs()
 	defer fasthttp.ReleaseArgs(q)
 	q.ParseBytes(rawQuery)
+	if _, after, ok := bytes.Cut(bytes.TrimPrefix(rawPath, []byte("/")), []byte("/")); ok && queueShape(after, ctx.Method()) {
+		h.serveQueue(ctx, after)
+		return
+	}
 	if q.Has("comp") || q.Has("restype") {
 		h.fail(ctx, fasthttp.StatusNotImplemented, "NotImplemented", "the null server answers only table and entity operations")
 		return

@@ -8,6 +8,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 )
 
 // layout says what a workload needs in its table before the measured phase.
@@ -17,6 +18,7 @@ const (
 	layoutEmpty  layout = iota
 	layoutSpread        // Preload entities, 100 per partition (spreadKey)
 	layoutPage          // Preload entities, all in partition "page"
+	layoutQueue         // Preload messages into a fresh queue
 )
 
 // Limits on one operation's paging, so a misbehaving server cannot keep a worker forever.
@@ -32,7 +34,9 @@ type workload struct {
 	name    string
 	summary string
 	layout  layout
-	op      func(ctx context.Context, w *worker) (int, error)
+	// queue marks a Queue service workload (w.queue is its client, w.client nil).
+	queue bool
+	op    func(ctx context.Context, w *worker) (int, error)
 }
 
 // worker is one client goroutine's state. Nothing in it is shared.
@@ -40,6 +44,7 @@ type worker struct {
 	id      int
 	rng     *rand.Rand
 	client  *aztables.Client
+	queue   *azqueue.QueueClient
 	preload int                         // entities preloaded in the table
 	key     func(i int) (pk, rk string) // keys of preloaded entity i
 	data    string                      // Data property of written entities
@@ -51,22 +56,26 @@ type worker struct {
 // workloads lists every workload in the order the bench runs them.
 func workloads() []workload {
 	return []workload{
-		{"insert-one-pk", "insert single entities into one partition", layoutEmpty, opInsertOnePK},
-		{"insert-many-pk", "insert single entities spread over 1,024 partitions", layoutEmpty, opInsertManyPK},
-		{"get", "point get of a random preloaded entity", layoutSpread, opGet},
-		{"upsert-merge", "upsert (merge) of a random preloaded entity", layoutSpread, opUpsertMerge},
-		{"batch-insert", "insert 100 entities in one transaction", layoutEmpty, opBatchInsert},
-		{"page-partition", "page through one partition, 1,000 per page (one op = one page)", layoutPage, opPagePartition},
-		{"filter-scan", "table scan filtered on a non-key property (1% match; one op = whole query)", layoutSpread, opFilterScan},
-		{"mixed", "60% get, 30% upsert-merge, 10% 100-row range query", layoutSpread, opMixed},
+		{name: "insert-one-pk", summary: "insert single entities into one partition", layout: layoutEmpty, op: opInsertOnePK},
+		{name: "insert-many-pk", summary: "insert single entities spread over 1,024 partitions", layout: layoutEmpty, op: opInsertManyPK},
+		{name: "get", summary: "point get of a random preloaded entity", layout: layoutSpread, op: opGet},
+		{name: "upsert-merge", summary: "upsert (merge) of a random preloaded entity", layout: layoutSpread, op: opUpsertMerge},
+		{name: "batch-insert", summary: "insert 100 entities in one transaction", layout: layoutEmpty, op: opBatchInsert},
+		{name: "page-partition", summary: "page through one partition, 1,000 per page (one op = one page)", layout: layoutPage, op: opPagePartition},
+		{name: "filter-scan", summary: "table scan filtered on a non-key property (1% match; one op = whole query)", layout: layoutSpread, op: opFilterScan},
+		{name: "mixed", summary: "60% get, 30% upsert-merge, 10% 100-row range query", layout: layoutSpread, op: opMixed},
 	}
 }
 
-// selectWorkloads resolves a comma-separated list ("all" or empty means every workload).
+// selectWorkloads resolves a comma-separated list: "all" or empty means every Table
+// workload, "queue" every Queue workload; names may mix both.
 func selectWorkloads(list string) ([]workload, error) {
-	all := workloads()
+	all := append(workloads(), queueWorkloads()...)
 	if list == "" || list == "all" {
-		return all, nil
+		return workloads(), nil
+	}
+	if list == "queue" {
+		return queueWorkloads(), nil
 	}
 	var out []workload
 	seen := make(map[string]bool)
@@ -94,10 +103,10 @@ func selectWorkloads(list string) ([]workload, error) {
 
 func workloadNames() string {
 	var names []string
-	for _, w := range workloads() {
+	for _, w := range append(workloads(), queueWorkloads()...) {
 		names = append(names, w.name)
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(names, ", ") + " (all = the Table workloads; queue = the Queue workloads)"
 }
 
 // uniqueRowKey is unique across workers and operations within one table.

@@ -1,23 +1,16 @@
 package server
 
 import (
-	"encoding/xml"
-	"io"
 	"net/http"
 
 	"github.com/tablo/tablo/internal/auth"
+	"github.com/tablo/tablo/internal/edge"
 )
 
-func xmlEscape(w io.Writer, s string) error { return xml.EscapeText(w, []byte(s)) }
-
-func xmlHeader() http.Header {
-	h := http.Header{}
-	h.Set("Content-Type", "application/xml")
-	return h
-}
+func xmlHeader() http.Header { return edge.XMLHeader() }
 
 func (s *Server) getACL(c *call) (*reply, error) {
-	doc, err := s.svc.TableMeta(c.ctx, c.account, c.res.table, aclDoc)
+	doc, err := s.svc.TableMeta(c.Ctx, c.Account, c.res.table, aclDoc)
 	if err != nil {
 		return nil, err
 	}
@@ -25,7 +18,7 @@ func (s *Server) getACL(c *call) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &reply{status: http.StatusOK, header: xmlHeader(), body: auth.AppendSignedIdentifiersXML(nil, ids)}, nil
+	return &reply{Status: http.StatusOK, Header: xmlHeader(), Body: auth.AppendSignedIdentifiersXML(nil, ids)}, nil
 }
 
 func (s *Server) setACL(c *call) (*reply, error) {
@@ -41,8 +34,8 @@ func (s *Server) setACL(c *call) (*reply, error) {
 	if len(ids) > 0 {
 		doc = auth.AppendSignedIdentifiersXML(nil, ids)
 	}
-	if err := s.svc.SetTableMeta(c.ctx, c.account, c.res.table, aclDoc, doc); err != nil {
+	if err := s.svc.SetTableMeta(c.Ctx, c.Account, c.res.table, aclDoc, doc); err != nil {
 		return nil, err
 	}
-	return &reply{status: http.StatusNoContent, header: http.Header{}}, nil
+	return &reply{Status: http.StatusNoContent, Header: http.Header{}}, nil
 }

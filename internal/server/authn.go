@@ -1,11 +1,8 @@
 package server
 
 import (
-	"log/slog"
-	"strings"
-
 	"github.com/tablo/tablo/internal/auth"
-	"github.com/tablo/tablo/internal/azerr"
+	"github.com/tablo/tablo/internal/edge"
 	"github.com/tablo/tablo/internal/table"
 )
 
@@ -58,66 +55,31 @@ func authOperation(op operation, hasIfMatch bool) auth.Operation {
 	return auth.Preflight
 }
 
-// authenticate checks Shared Key / Shared Key Lite or a SAS. CORS preflights are never
-// authenticated; a request with neither credential is 403 AuthenticationFailed.
+// authenticate checks Shared Key / Shared Key Lite or a SAS (the shared pipeline's). CORS
+// preflights are never authenticated; a request with neither credential is 403
+// AuthenticationFailed.
 func (s *Server) authenticate(c *call, op operation) error {
-	if op == opPreflight {
-		return nil
-	}
-	v := s.accounts[c.account]
-	authz := c.header.Get("Authorization")
-	if c.query.hasSig && authz == "" {
-		params, err := c.query.form()
-		if err != nil {
-			return err
-		}
-		sas, _, err := auth.ParseSAS(params)
-		if err != nil {
-			return err
-		}
-		req := auth.SASRequest{
-			Now:       s.now(),
-			TLS:       c.fc.IsTLS(),
-			ClientIP:  clientIP(c.fc),
-			Policy:    s.policyLookup(c, sas.TableName),
-			StartSkew: 0,
-		}
-		if err := sas.Verify(v.Account(), req); err != nil {
-			return err
-		}
-		if err := sas.Authorize(authOperation(op, len(c.fc.Request.Header.PeekAll("If-Match")) > 0), c.res.table); err != nil {
-			return err
-		}
-		c.sas = sas
-		return nil
-	}
-	if authz == "" {
-		return azerr.New(azerr.AuthenticationFailed)
-	}
-	// resolveAccount took the request-target apart already.
-	req := auth.RequestInfo{
-		Method:    c.method,
-		RawPath:   c.targetPath,
-		RawQuery:  c.targetQuery,
-		Header:    c.header,
-		Account:   c.account,
-		PathStyle: c.pathStyle,
-		Secondary: c.secondary,
-		// Azure refuses requests dated too far from its clock.
-		Now:          s.now(),
-		MaxClockSkew: s.dateWindow,
-	}
-	err := v.VerifySharedKey(req)
-	if err != nil && s.log.Enabled(c.ctx, slog.LevelDebug) {
-		// What Azure's AuthenticationErrorDetail gives: the string the server signed (never a key).
-		scheme := auth.SchemeSharedKey
-		if strings.HasPrefix(authz, "SharedKeyLite ") {
-			scheme = auth.SchemeSharedKeyLite
-		}
-		s.log.Debug("authentication failed", "request_id", c.requestID, "reason", auth.Detail(err),
-			"string_to_sign", auth.StringToSign(scheme, req))
-	}
+	sas, err := s.p.Authenticate(&c.Call, edge.AuthTarget{
+		Preflight: op == opPreflight,
+		Op:        authOperation(op, len(c.FC.Request.Header.PeekAll("If-Match")) > 0),
+		Resource:  c.res.table,
+		Policy: func(id string) (*auth.AccessPolicy, bool) {
+			return s.policyLookup(c, s.sasTable(c))(id)
+		},
+		Form: c.query.form,
+	})
+	c.sas = sas
 	return err
+}
+
+// sasTable is the table whose stored access policies a SAS's si names: its tn.
+func (s *Server) sasTable(c *call) string {
+	if c.query.hasSig {
+		if f, err := c.query.form(); err == nil {
+			return f.Get("tn")
+		}
+	}
+	return ""
 }
 
 // policyLookup resolves a SAS's si against the stored access policies of its table, read at
@@ -127,7 +89,7 @@ func (s *Server) policyLookup(c *call, tableName string) func(id string) (*auth.
 		if tableName == "" {
 			return nil, false
 		}
-		doc, err := s.svc.TableMeta(c.ctx, c.account, tableName, aclDoc)
+		doc, err := s.svc.TableMeta(c.Ctx, c.Account, tableName, aclDoc)
 		if err != nil || doc == nil {
 			return nil, false
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/tablo/tablo/internal/auth"
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/batch"
+	"github.com/tablo/tablo/internal/edge"
 	"github.com/tablo/tablo/internal/entity"
 	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/table"
@@ -32,7 +33,7 @@ func (s *Server) batch(c *call) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	req, err := batch.Parse(c.header.Get("Content-Type"), body, batch.Limits{})
+	req, err := batch.Parse(c.Header.Get("Content-Type"), body, batch.Limits{})
 	var parseErr *batch.OpError
 	if errors.As(err, &parseErr) {
 		return s.batchFailure(c, parseErr.Index, parseErr.Err), nil
@@ -83,9 +84,9 @@ func (s *Server) batch(c *call) (*reply, error) {
 		if err := s.admit(c, partition.Op{Container: tableName, Key: tops[0].Entity.PartitionKey, Kind: partition.KindBatch, Entities: len(tops)}); err != nil {
 			return nil, err
 		}
-		results, err = s.svc.Batch(c.ctx, c.account, tableName, tops)
+		results, err = s.svc.Batch(c.Ctx, c.Account, tableName, tops)
 		if err != nil {
-			if engineFailure(err) {
+			if edge.EngineFailure(err) {
 				return nil, err
 			}
 			var be *table.BatchError
@@ -108,13 +109,13 @@ func (s *Server) batch(c *call) (*reply, error) {
 // batchAccountPrefix is the path-style account segment the outer request used, which
 // absolute sub-request URLs repeat: "/{account}" or "/{account}-secondary"; "" in host style.
 func batchAccountPrefix(c *call) string {
-	if !c.pathStyle {
+	if !c.PathStyle {
 		return ""
 	}
-	if c.secondary {
-		return "/" + c.account + "-secondary"
+	if c.Secondary {
+		return "/" + c.Account + "-secondary"
 	}
-	return "/" + c.account
+	return "/" + c.Account
 }
 
 // changesetDecoder is decodeBatchOp's state across one changeset. It keeps the last decoded
@@ -276,7 +277,7 @@ func (s *Server) writeBatchSuccesses(w *batch.ChangesetWriter, c *call, ops []ba
 
 // inserted is the sub-response of an insert answered with the stored entity e.
 func (s *Server) inserted(c *call, bo *batchOp, e *entity.Entity, loc, etag string) batch.SubResponse {
-	sc := &call{fc: c.fc, host: c.host, account: c.account, pathStyle: c.pathStyle, level: bo.level, res: bo.res}
+	sc := &call{Call: edge.Call{FC: c.FC, Host: c.Host, Account: c.Account, PathStyle: c.PathStyle}, level: bo.level, res: bo.res}
 	o := s.encodeOptions(sc, bo.res.table, nil)
 	if bo.level != entity.NoMetadata {
 		o.Metadata = c.baseURL() + "/$metadata#" + bo.res.table + "/@Element"
@@ -285,13 +286,13 @@ func (s *Server) inserted(c *call, bo *batchOp, e *entity.Entity, loc, etag stri
 }
 
 func (s *Server) batchFailure(c *call, index int, err error) *reply {
-	sub := batch.Failed(index, err, c.requestID, s.now())
+	sub := batch.Failed(index, err, c.RequestID, s.now())
 	rp, werr := s.batchReply(func(dst []byte, outer string) ([]byte, error) {
 		return batch.AppendResponse(dst, outer, batch.NewBoundary(batch.ChangesetResponsePrefix), []batch.SubResponse{sub})
 	})
 	if werr != nil {
-		s.log.Error("batch failure response", "request_id", c.requestID, "err", werr)
-		return &reply{status: http.StatusInternalServerError, header: http.Header{}}
+		s.log.Error("batch failure response", "request_id", c.RequestID, "err", werr)
+		return &reply{Status: http.StatusInternalServerError, Header: http.Header{}}
 	}
 	return rp
 }
@@ -300,20 +301,20 @@ func (s *Server) batchFailure(c *call, index int, err error) *reply {
 // returned to the pool once the reply has been sent.
 func (s *Server) batchReply(write func(dst []byte, outer string) ([]byte, error)) (*reply, error) {
 	outer := batch.NewBoundary(batch.BatchResponsePrefix)
-	buf := s.pages.get()
-	b, err := write(buf.b[:0], outer)
-	buf.b = b
+	buf := s.pages.Get()
+	b, err := write(buf.B[:0], outer)
+	buf.B = b
 	if err != nil {
-		s.pages.put(buf)
+		s.pages.Put(buf)
 		return nil, err
 	}
 	return &reply{
-		status:      http.StatusAccepted,
-		contentType: batch.ResponseContentType(outer),
-		noCache:     true,
-		body:        b,
-		pooled:      buf,
-		pool:        &s.pages,
+		Status:      http.StatusAccepted,
+		ContentType: batch.ResponseContentType(outer),
+		NoCache:     true,
+		Body:        b,
+		Pooled:      buf,
+		Pool:        &s.pages,
 	}, nil
 }
 
@@ -352,11 +353,11 @@ func (s *Server) batchRetrieve(c *call, req *batch.Request) (*reply, error) {
 				return batch.SubResponse{}, err
 			}
 		}
-		e, err := s.svc.GetEntity(c.ctx, c.account, res.table, res.pk, res.rk)
+		e, err := s.svc.GetEntity(c.Ctx, c.Account, res.table, res.pk, res.rk)
 		if err != nil {
 			return batch.SubResponse{}, err
 		}
-		sc := &call{fc: c.fc, host: c.host, account: c.account, pathStyle: c.pathStyle, level: level, res: res}
+		sc := &call{Call: edge.Call{FC: c.FC, Host: c.Host, Account: c.Account, PathStyle: c.PathStyle}, level: level, res: res}
 		o := s.encodeOptions(sc, res.table, nil)
 		if level != entity.NoMetadata {
 			o.Metadata = c.baseURL() + "/$metadata#" + res.table + "/@Element"
@@ -364,7 +365,7 @@ func (s *Server) batchRetrieve(c *call, req *batch.Request) (*reply, error) {
 		return batch.Retrieved(entity.ETag(e.Timestamp), jsonContentType(level), entity.AppendJSON(nil, e, o)), nil
 	}()
 	if err != nil {
-		sub = batch.Failed(0, err, c.requestID, s.now())
+		sub = batch.Failed(0, err, c.RequestID, s.now())
 	}
 	return s.batchReply(func(dst []byte, outer string) ([]byte, error) {
 		return batch.AppendRetrieveResponse(dst, outer, sub)

@@ -10,7 +10,7 @@ import (
 // server's MaxRequestBodySize); more than limit bytes is RequestBodyTooLarge. The bytes are
 // fasthttp's: valid only until the handler returns.
 func readBody(c *call, limit int) ([]byte, error) {
-	b := c.fc.Request.Body()
+	b := c.FC.Request.Body()
 	if len(b) > limit {
 		return nil, azerr.New(azerr.RequestBodyTooLarge)
 	}
@@ -30,7 +30,7 @@ func readEntityBody(c *call) (string, error) {
 // refuseAtom answers an Atom (XML) entity or table payload as Azure has since version
 // 2015-12-11: 415 AtomFormatNotSupported, rather than a JSON syntax error.
 func refuseAtom(c *call) error {
-	ct := c.fc.Request.Header.ContentType()
+	ct := c.FC.Request.Header.ContentType()
 	if i := bytes.IndexByte(ct, ';'); i >= 0 {
 		ct = ct[:i]
 	}

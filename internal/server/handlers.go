@@ -76,16 +76,13 @@ func (s *Server) dispatch(c *call, op operation, method string) error {
 		return err
 	}
 	s.write(c, rp)
-	if rp.pooled != nil {
-		rp.pool.put(rp.pooled)
-	}
 	return nil
 }
 
 // jsonReply returns a reply with the headers of a JSON answer (Content-Type at the call's
 // metadata level, Cache-Control: no-cache, X-Content-Type-Options: nosniff).
 func jsonReply(c *call, status int) *reply {
-	return &reply{status: status, contentType: jsonContentType(c.level), noCache: true}
+	return &reply{Status: status, ContentType: jsonContentType(c.level), NoCache: true}
 }
 
 // ---- tables ----
@@ -116,7 +113,7 @@ func (s *Server) queryTables(c *call) (*reply, error) {
 	}
 	var page table.TablePage
 	if !emptyPage {
-		if page, err = s.svc.ListTables(c.ctx, c.account, tq); err != nil {
+		if page, err = s.svc.ListTables(c.Ctx, c.Account, tq); err != nil {
 			return nil, err
 		}
 	}
@@ -137,10 +134,10 @@ func (s *Server) queryTables(c *call) (*reply, error) {
 	b = append(b, "]}"...)
 	rp := jsonReply(c, http.StatusOK)
 	if page.Next != "" {
-		rp.header = http.Header{}
-		rp.header.Set("x-ms-continuation-NextTableName", query.EncodeToken(page.Next))
+		rp.Header = http.Header{}
+		rp.Header.Set("x-ms-continuation-NextTableName", query.EncodeToken(page.Next))
 	}
-	rp.body = b
+	rp.Body = b
 	return rp, nil
 }
 
@@ -162,7 +159,7 @@ func (s *Server) appendTable(b []byte, c *call, name string, single bool) []byte
 		member("odata.metadata", base+"/$metadata#Tables/@Element")
 	}
 	if c.level == entity.FullMetadata {
-		member("odata.type", c.account+".Tables")
+		member("odata.type", c.Account+".Tables")
 		member("odata.id", base+"/Tables('"+name+"')")
 		member("odata.editLink", "Tables('"+name+"')")
 	}
@@ -186,40 +183,40 @@ func (s *Server) createTable(c *call) (*reply, error) {
 	if !ok {
 		return nil, azerr.New(azerr.InvalidInput)
 	}
-	t, err := s.svc.CreateTable(c.ctx, c.account, name)
+	t, err := s.svc.CreateTable(c.Ctx, c.Account, name)
 	if err != nil {
 		return nil, err
 	}
 	rp := jsonReply(c, http.StatusCreated)
-	rp.location = c.baseURL() + "/Tables('" + t.Name + "')"
-	switch preferValue(c.header.Values("Prefer")) {
+	rp.Location = c.baseURL() + "/Tables('" + t.Name + "')"
+	switch preferValue(c.Header.Values("Prefer")) {
 	case "return-no-content":
-		rp.status, rp.contentType = http.StatusNoContent, ""
-		rp.preferenceApplied = "return-no-content"
-		rp.dataServiceID = rp.location
+		rp.Status, rp.ContentType = http.StatusNoContent, ""
+		rp.PreferenceApplied = "return-no-content"
+		rp.DataServiceID = rp.Location
 		return rp, nil
 	case "return-content":
-		rp.preferenceApplied = "return-content"
+		rp.PreferenceApplied = "return-content"
 	}
-	rp.body = s.appendTable(nil, c, t.Name, true)
+	rp.Body = s.appendTable(nil, c, t.Name, true)
 	return rp, nil
 }
 
 func (s *Server) getTable(c *call) (*reply, error) {
-	t, err := s.svc.GetTable(c.ctx, c.account, c.res.table)
+	t, err := s.svc.GetTable(c.Ctx, c.Account, c.res.table)
 	if err != nil {
 		return nil, err
 	}
 	rp := jsonReply(c, http.StatusOK)
-	rp.body = s.appendTable(nil, c, t.Name, true)
+	rp.Body = s.appendTable(nil, c, t.Name, true)
 	return rp, nil
 }
 
 func (s *Server) deleteTable(c *call) (*reply, error) {
-	if err := s.svc.DeleteTable(c.ctx, c.account, c.res.table); err != nil {
+	if err := s.svc.DeleteTable(c.Ctx, c.Account, c.res.table); err != nil {
 		return nil, err
 	}
-	return &reply{status: http.StatusNoContent}, nil
+	return &reply{Status: http.StatusNoContent}, nil
 }
 
 // ---- entities ----
@@ -227,7 +224,7 @@ func (s *Server) deleteTable(c *call) (*reply, error) {
 func (s *Server) encodeOptions(c *call, tableName string, sel []string) entity.EncodeOptions {
 	o := entity.EncodeOptions{
 		Level:   c.level,
-		Account: c.account,
+		Account: c.Account,
 		Table:   tableName,
 		Select:  sel,
 	}
@@ -241,13 +238,13 @@ func (s *Server) encodeOptions(c *call, tableName string, sel []string) entity.E
 // concatenation.
 func (c *call) elementMetadata(tableName string) string {
 	scheme := "http"
-	if c.fc.IsTLS() {
+	if c.FC.IsTLS() {
 		scheme = "https"
 	}
-	if c.pathStyle {
-		return scheme + "://" + c.host + "/" + c.account + "/$metadata#" + tableName + "/@Element"
+	if c.PathStyle {
+		return scheme + "://" + c.Host + "/" + c.Account + "/$metadata#" + tableName + "/@Element"
 	}
-	return scheme + "://" + c.host + "/$metadata#" + tableName + "/@Element"
+	return scheme + "://" + c.Host + "/$metadata#" + tableName + "/@Element"
 }
 
 func (s *Server) getEntity(c *call) (*reply, error) {
@@ -265,7 +262,7 @@ func (s *Server) getEntity(c *call) (*reply, error) {
 	if err := s.admit(c, partition.Op{Container: c.res.table, Key: c.res.pk, Kind: partition.KindPointRead}); err != nil {
 		return nil, err
 	}
-	raw, err := s.svc.GetEntityRaw(c.ctx, c.account, c.res.table, c.res.pk, c.res.rk)
+	raw, err := s.svc.GetEntityRaw(c.Ctx, c.Account, c.res.table, c.res.pk, c.res.rk)
 	if err != nil {
 		return nil, err
 	}
@@ -277,17 +274,17 @@ func (s *Server) getEntity(c *call) (*reply, error) {
 			o.Metadata += "&$select=" + c.query.selectList
 		}
 	}
-	buf := s.bodies.get()
-	body, err := entity.AppendJSONRaw(buf.b[:0], raw, o)
-	buf.b = body
+	buf := s.bodies.Get()
+	body, err := entity.AppendJSONRaw(buf.B[:0], raw, o)
+	buf.B = body
 	if err != nil {
-		s.bodies.put(buf)
+		s.bodies.Put(buf)
 		return nil, err
 	}
 	rp := jsonReply(c, http.StatusOK)
-	rp.etag = entity.ETag(raw.Timestamp())
-	rp.body = body
-	rp.pooled, rp.pool = buf, &s.bodies
+	rp.ETag = entity.ETag(raw.Timestamp())
+	rp.Body = body
+	rp.Pooled, rp.Pool = buf, &s.bodies
 	return rp, nil
 }
 
@@ -330,34 +327,34 @@ func (s *Server) insertEntity(c *call) (*reply, error) {
 	if err := s.admit(c, partition.Op{Container: c.res.table, Key: in.PartitionKey, Kind: partition.KindInsert, Entities: 1}); err != nil {
 		return nil, err
 	}
-	res, err := s.svc.Write(c.ctx, c.account, c.res.table, table.Op{Kind: table.Insert, Entity: in})
+	res, err := s.svc.Write(c.Ctx, c.Account, c.res.table, table.Op{Kind: table.Insert, Entity: in})
 	if err != nil {
 		return nil, err
 	}
-	return s.insertReply(c, res.Entity, preferValue(c.header.Values("Prefer"))), nil
+	return s.insertReply(c, res.Entity, preferValue(c.Header.Values("Prefer"))), nil
 }
 
 // insertReply builds the 201 (echo) or 204 (Prefer: return-no-content) answer of an insert.
 func (s *Server) insertReply(c *call, e *entity.Entity, prefer string) *reply {
 	rp := jsonReply(c, http.StatusCreated)
-	rp.etag = entity.ETag(e.Timestamp)
-	rp.location = c.entityURL(c.res.table, e.PartitionKey, e.RowKey)
+	rp.ETag = entity.ETag(e.Timestamp)
+	rp.Location = c.entityURL(c.res.table, e.PartitionKey, e.RowKey)
 	if prefer == "return-no-content" {
-		rp.status, rp.contentType = http.StatusNoContent, ""
-		rp.preferenceApplied = "return-no-content"
-		rp.dataServiceID = rp.location
+		rp.Status, rp.ContentType = http.StatusNoContent, ""
+		rp.PreferenceApplied = "return-no-content"
+		rp.DataServiceID = rp.Location
 		return rp
 	}
 	if prefer == "return-content" {
-		rp.preferenceApplied = "return-content"
+		rp.PreferenceApplied = "return-content"
 	}
 	o := s.encodeOptions(c, c.res.table, nil)
 	if c.level != entity.NoMetadata {
 		o.Metadata = c.elementMetadata(c.res.table)
 	}
-	buf := s.bodies.get()
-	buf.b = entity.AppendJSON(buf.b[:0], e, o)
-	rp.body, rp.pooled, rp.pool = buf.b, buf, &s.bodies
+	buf := s.bodies.Get()
+	buf.B = entity.AppendJSON(buf.B[:0], e, o)
+	rp.Body, rp.Pooled, rp.Pool = buf.B, buf, &s.bodies
 	return rp
 }
 
@@ -410,7 +407,7 @@ func (s *Server) writeEntity(c *call, op operation) (*reply, error) {
 			return nil, err
 		}
 	}
-	o, err := entityOp(op, c.header.Values("If-Match"), in)
+	o, err := entityOp(op, c.Header.Values("If-Match"), in)
 	if err != nil {
 		return nil, err
 	}
@@ -424,13 +421,13 @@ func (s *Server) writeEntity(c *call, op operation) (*reply, error) {
 	if err := s.admit(c, partition.Op{Container: c.res.table, Key: in.PartitionKey, Kind: kind, Entities: 1}); err != nil {
 		return nil, err
 	}
-	res, err := s.svc.Write(c.ctx, c.account, c.res.table, o)
+	res, err := s.svc.Write(c.Ctx, c.Account, c.res.table, o)
 	if err != nil {
 		return nil, err
 	}
-	rp := &reply{status: http.StatusNoContent}
+	rp := &reply{Status: http.StatusNoContent}
 	if res.Entity != nil {
-		rp.etag = entity.ETag(res.Entity.Timestamp)
+		rp.ETag = entity.ETag(res.Entity.Timestamp)
 	}
 	return rp, nil
 }
@@ -477,8 +474,8 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 	// The page writes each entity in the default element form at minimal metadata without
 	// $select: the column cache may keep and reuse that JSON.
 	q.ElementJSON = c.level == entity.MinimalMetadata && sel == nil
-	buf := s.pages.get()
-	b := append(buf.b[:0], '{')
+	buf := s.pages.Get()
+	b := append(buf.B[:0], '{')
 	if c.level != entity.NoMetadata {
 		md := c.baseURL() + "/$metadata#" + c.res.table
 		if sel != nil {
@@ -493,14 +490,14 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 	var info table.PageInfo
 	if emptyPage {
 		// $top=0: no entities and no continuation, but the table must exist.
-		if _, err = s.svc.GetTable(c.ctx, c.account, c.res.table); azerr.Is(err, azerr.ResourceNotFound) {
+		if _, err = s.svc.GetTable(c.Ctx, c.Account, c.res.table); azerr.Is(err, azerr.ResourceNotFound) {
 			err = azerr.New(azerr.TableNotFound) // what a query of a missing table answers
 		}
 		info.Plan = "none"
 	} else {
 		// Each entity goes from its stored form straight into the page (r is valid only
 		// during the call, which is all AppendJSONRaw needs).
-		info, err = s.svc.QueryEntities(c.ctx, c.account, c.res.table, q, func(r entity.Raw) (bool, error) {
+		info, err = s.svc.QueryEntities(c.Ctx, c.Account, c.res.table, q, func(r entity.Raw) (bool, error) {
 			if n > 0 {
 				b = append(b, ',')
 			}
@@ -514,8 +511,8 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 		})
 	}
 	if err != nil {
-		buf.b = b
-		s.pages.put(buf)
+		buf.B = b
+		s.pages.Put(buf)
 		return nil, err
 	}
 	b = append(b, "]}"...)
@@ -526,9 +523,9 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 		h.Set("x-ms-continuation-NextRowKey", query.EncodeToken(info.Next.RowKey))
 	}
 	h.Set("x-tablo-query-plan", planHeader(info, rangesHeader(c)))
-	s.log.Debug("query", "request_id", c.requestID, "plan", info.Plan, "scanned", info.Scanned, "returned", info.Returned)
-	buf.b = b
-	rp.header, rp.body, rp.pooled, rp.pool = h, b, buf, &s.pages
+	s.log.Debug("query", "request_id", c.RequestID, "plan", info.Plan, "scanned", info.Scanned, "returned", info.Returned)
+	buf.B = b
+	rp.Header, rp.Body, rp.Pooled, rp.Pool = h, b, buf, &s.pages
 	return rp, nil
 }
 
@@ -554,33 +551,3 @@ func planHeader(info table.PageInfo, ranges string) string {
 // ---- wire helpers ----
 
 func appendJSONString(b []byte, s string) []byte { return entity.AppendJSONString(b, s) }
-
-func appendJSONError(b []byte, code, msg string) []byte {
-	b = append(b, `{"odata.error":{"code":`...)
-	b = appendJSONString(b, code)
-	b = append(b, `,"message":{"lang":"en-US","value":`...)
-	b = appendJSONString(b, msg)
-	return append(b, "}}}"...)
-}
-
-// appendXMLError writes the storage-common XML error; detail, when set, is Azure's
-// AuthenticationErrorDetail element.
-func appendXMLError(b []byte, code, msg, detail string) []byte {
-	b = append(b, `<?xml version="1.0" encoding="utf-8"?><Error><Code>`...)
-	b = appendXMLText(b, code)
-	b = append(b, "</Code><Message>"...)
-	b = appendXMLText(b, msg)
-	b = append(b, "</Message>"...)
-	if detail != "" {
-		b = append(b, "<AuthenticationErrorDetail>"...)
-		b = appendXMLText(b, detail)
-		b = append(b, "</AuthenticationErrorDetail>"...)
-	}
-	return append(b, "</Error>"...)
-}
-
-func appendXMLText(b []byte, s string) []byte {
-	var buf bytes.Buffer
-	_ = xmlEscape(&buf, s)
-	return append(b, buf.Bytes()...)
-}

@@ -36,8 +36,8 @@ func (s *Server) admit(c *call, op partition.Op) error {
 	if s.parts == nil {
 		return nil
 	}
-	op.Service, op.Account, op.BytesIn = partition.Table, c.account, len(c.fc.Request.Body())
-	c.part.ticket = s.parts.Admit(&op, c.start)
+	op.Service, op.Account, op.BytesIn = partition.Table, c.Account, len(c.FC.Request.Body())
+	c.part.ticket = s.parts.Admit(&op, c.Start)
 	c.part.admitted = true
 	tk := &c.part.ticket
 	if tk.Delay > 0 {
@@ -104,7 +104,7 @@ func (s *Server) finishPartition(c *call) {
 		return
 	}
 	tk := &c.part.ticket
-	if c.status > 0 && c.status < 300 {
+	if c.Status > 0 && c.Status < 300 {
 		drop, delay, err := s.parts.AfterFault(tk)
 		if delay > 0 {
 			time.Sleep(delay)
@@ -113,23 +113,23 @@ func (s *Server) finishPartition(c *call) {
 		case drop:
 			s.dropConnection(c)
 		case err != nil:
-			c.fc.Response.Reset()
-			s.setCommonHeaders(c)
+			c.FC.Response.Reset()
+			s.p.SetCommonHeaders(&c.Call)
 			s.writeError(c, err)
 		}
 	}
 	s.parts.Finish(tk, partition.Result{
-		Status: c.status, BytesOut: len(c.fc.Response.Body()),
+		Status: c.Status, BytesOut: len(c.FC.Response.Body()),
 		Entities: c.part.entities, Partitions: c.part.partitions, Now: time.Now(),
 	})
 }
 
 // dropConnection closes the connection without answering, as a failing front end would.
 func (s *Server) dropConnection(c *call) {
-	c.status = 0
-	c.fc.Response.Reset()
-	c.fc.HijackSetNoResponse(true)
-	c.fc.Hijack(func(net.Conn) {}) // fasthttp closes the connection once this returns
+	c.Status = 0
+	c.FC.Response.Reset()
+	c.FC.HijackSetNoResponse(true)
+	c.FC.Hijack(func(net.Conn) {}) // fasthttp closes the connection once this returns
 }
 
 // rangesHeader is the query plan's note of the range partitions a query touched.

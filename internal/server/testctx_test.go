@@ -61,3 +61,15 @@ type tlsConn struct{ plainConn }
 
 func (tlsConn) Handshake() error                     { return nil }
 func (tlsConn) ConnectionState() tls.ConnectionState { return tls.ConnectionState{} }
+
+// newCall begins a call for fc as Handle does.
+func (s *Server) newCall(fc *fasthttp.RequestCtx) *call {
+	c := &call{}
+	s.p.Begin(&c.Call, fc)
+	return c
+}
+
+func (s *Server) resolveAccount(c *call) error { return s.p.ResolveAccount(&c.Call) }
+
+// checkVersion is the Table service's x-ms-version check.
+func checkVersion(v string) error { return New(Options{}).p.CheckVersion(v) }

@@ -134,7 +134,7 @@ func TestURLBuilders(t *testing.T) {
 	} {
 		r := httptest.NewRequest("GET", "http://"+tc.host+"/x", nil)
 		c := New(Options{}).newCall(requestCtxFor(r, tc.tls))
-		c.account, c.pathStyle = "devstoreaccount1", tc.pathStyle
+		c.Account, c.PathStyle = "devstoreaccount1", tc.pathStyle
 		for _, k := range [][2]string{{"p", "r"}, {"o'neil", "a b/ü"}, {strings.Repeat("k", 300), ""}} {
 			want := c.baseURL() + "/" + entity.EntityPath("tbl", k[0], k[1])
 			if got := c.entityURL("tbl", k[0], k[1]); got != want {
@@ -163,8 +163,8 @@ func TestResolveAccountRawPath(t *testing.T) {
 		if err := s.resolveAccount(c); err != nil {
 			t.Fatalf("%s %s: %v", tc.host, tc.target, err)
 		}
-		if c.account != "devstoreaccount1" || c.rawPath != tc.rawPath || c.targetQuery != tc.query {
-			t.Errorf("%s %s: account %q rawPath %q query %q", tc.host, tc.target, c.account, c.rawPath, c.targetQuery)
+		if c.Account != "devstoreaccount1" || c.RawPath != tc.rawPath || c.TargetQuery != tc.query {
+			t.Errorf("%s %s: account %q rawPath %q query %q", tc.host, tc.target, c.Account, c.RawPath, c.TargetQuery)
 		}
 	}
 }

@@ -1,0 +1,80 @@
+package queue
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/tablo/tablo/internal/store"
+)
+
+// fill puts n messages into a queue, many per transaction (a test shortcut: Put is one
+// transaction per message).
+func fill(t testing.TB, s *Service, name string, n int) {
+	t.Helper()
+	for done := 0; done < n; {
+		k := min(n-done, 10000)
+		err := s.withQueue(ctx, acct, name, func(tx store.Txn, qid uint64) error {
+			for i := 0; i < k; i++ {
+				now := s.clock()
+				m := &message{seq: s.nextSeq(now), inserted: now, expires: now + int64(DefaultTTL)*1e9, visibleAt: now, receipt: newReceipt(), text: "payload-payload-payload"}
+				if err := s.writeMessage(tx, qid, m); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done += k
+	}
+}
+
+// BenchmarkQueueDepth measures get+delete and peek on queues of different depths, on the
+// durable engine. The figure that matters is the ratio between depths (flat is the goal):
+//
+//	go test ./internal/queue -run - -bench QueueDepth -benchtime 3000x
+func BenchmarkQueueDepth(b *testing.B) {
+	for _, depth := range []int{100, 1000, 1000000} {
+		s, _ := newService(b, false)
+		name := fmt.Sprintf("depth%d", depth)
+		mustCreate(b, s, name)
+		fill(b, s, name, depth)
+		b.Run(fmt.Sprintf("get-delete/%d", depth), func(b *testing.B) {
+			for range b.N {
+				// Keep the depth: one put per get, outside the timing.
+				b.StopTimer()
+				if _, err := s.PutMessage(ctx, acct, name, "payload-payload-payload", 0, DefaultTTL); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				got, err := s.GetMessages(ctx, acct, name, 1, 30)
+				if err != nil || len(got) != 1 {
+					b.Fatal(got, err)
+				}
+				if err := s.DeleteMessage(ctx, acct, name, got[0].ID, got[0].PopReceipt); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("peek/%d", depth), func(b *testing.B) {
+			for range b.N {
+				if got, err := s.PeekMessages(ctx, acct, name, 1); err != nil || len(got) != 1 {
+					b.Fatal(got, err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkPeekOnly(b *testing.B) {
+	s, _ := newService(b, false)
+	mustCreate(b, s, "peek")
+	fill(b, s, "peek", 100)
+	b.ResetTimer()
+	for range b.N {
+		if got, err := s.PeekMessages(ctx, acct, "peek", 1); err != nil || len(got) != 1 {
+			b.Fatal(got, err)
+		}
+	}
+}

@@ -1,0 +1,434 @@
+package queue
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/tablo/tablo/internal/azerr"
+	"github.com/tablo/tablo/internal/keys"
+	"github.com/tablo/tablo/internal/store"
+)
+
+// Message is a message as the operations return it.
+type Message struct {
+	ID       string
+	Inserted time.Time
+	// Expires is the expiry time; Azure's 9999-12-31T23:59:59Z for a message that never
+	// expires.
+	Expires time.Time
+	// NextVisible and PopReceipt are set by Put, Get and Update, not by Peek.
+	NextVisible  time.Time
+	PopReceipt   string
+	DequeueCount int
+	Text         string
+}
+
+// NeverExpires is the expiry time Azure reports for messagettl=-1.
+var NeverExpires = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+
+func toTime(ns int64) time.Time {
+	if ns == neverExpires {
+		return NeverExpires
+	}
+	return time.Unix(0, ns).UTC()
+}
+
+// messageID formats a queue id and sequence number as a GUID-shaped string.
+func messageID(qid, seq uint64) string {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], qid)
+	binary.BigEndian.PutUint64(b[8:], seq)
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// parseMessageID reverses messageID; anything else names no message.
+func parseMessageID(id string) (qid, seq uint64, ok bool) {
+	if len(id) != 36 || id[8] != '-' || id[13] != '-' || id[18] != '-' || id[23] != '-' {
+		return 0, 0, false
+	}
+	b, err := hex.DecodeString(id[:8] + id[9:13] + id[14:18] + id[19:23] + id[24:])
+	if err != nil {
+		return 0, 0, false
+	}
+	return binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:]), true
+}
+
+// Pop receipts are URL-safe base64 (no '+', '/' or '='): clients put them in the query
+// string, and not every client escapes a '+' (which would arrive as a space).
+func receiptString(r uint64) string {
+	return base64.RawURLEncoding.EncodeToString(binary.BigEndian.AppendUint64(nil, r))
+}
+
+func parseReceipt(s string) (uint64, error) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) != 8 {
+		return 0, azerr.New(azerr.InvalidQueryParameterValue).With("QueryParameterName", "popreceipt").With("QueryParameterValue", s)
+	}
+	return binary.BigEndian.Uint64(b), nil
+}
+
+func (s *Service) out(qid uint64, m *message, withReceipt bool) Message {
+	o := Message{
+		ID: messageID(qid, m.seq), Inserted: toTime(m.inserted), Expires: toTime(m.expires),
+		DequeueCount: int(m.dequeues), Text: m.text,
+	}
+	if withReceipt {
+		o.NextVisible = toTime(m.visibleAt)
+		o.PopReceipt = receiptString(m.receipt)
+	}
+	return o
+}
+
+// outOfRange is 400 OutOfRangeQueryParameterValue naming the parameter and its bounds.
+func outOfRange(name string, v, lo, hi int64) error {
+	return azerr.New(azerr.OutOfRangeQueryParameterValue).
+		With("QueryParameterName", name).With("QueryParameterValue", strconv.FormatInt(v, 10)).
+		With("MinimumAllowed", strconv.FormatInt(lo, 10)).With("MaximumAllowed", strconv.FormatInt(hi, 10))
+}
+
+// CheckText applies the message size limit: 64 KiB of UTF-8.
+func CheckText(text string) error {
+	if len(text) > MaxMessageBytes {
+		return azerr.New(azerr.RequestBodyTooLarge).With("MaxLimit", strconv.Itoa(MaxMessageBytes))
+	}
+	return nil
+}
+
+// PutMessage adds a message, invisible for visibilityTimeout seconds (0–7 days, below the
+// TTL), expiring after ttl seconds (≥ 1, or -1 for never).
+func (s *Service) PutMessage(ctx context.Context, account, name, text string, visibilityTimeout, ttl int64) (Message, error) {
+	if err := CheckText(text); err != nil {
+		return Message{}, err
+	}
+	if ttl == 0 || ttl < -1 {
+		return Message{}, outOfRange("messagettl", ttl, -1, 1<<31-1)
+	}
+	maxVT := int64(MaxVisibilityTimeout)
+	if ttl != -1 && ttl-1 < maxVT {
+		maxVT = ttl - 1
+	}
+	if visibilityTimeout < 0 || visibilityTimeout > maxVT {
+		return Message{}, outOfRange("visibilitytimeout", visibilityTimeout, 0, maxVT)
+	}
+	var out Message
+	err := s.withQueue(ctx, account, name, func(tx store.Txn, qid uint64) error {
+		now := s.clock()
+		m := &message{seq: s.nextSeq(now), inserted: now, expires: neverExpires,
+			visibleAt: now + visibilityTimeout*int64(time.Second), receipt: newReceipt(), text: text}
+		if ttl != -1 {
+			if e := now + ttl*int64(time.Second); e > now && ttl < int64(1<<62)/int64(time.Second) {
+				m.expires = e
+			}
+		}
+		if err := s.writeMessage(tx, qid, m); err != nil {
+			return err
+		}
+		out = s.out(qid, m, true)
+		return nil
+	})
+	return out, err
+}
+
+// writeMessage stores m with its visibility-index entry and, when it expires, its expiry
+// entry.
+func (s *Service) writeMessage(tx store.Txn, qid uint64, m *message) error {
+	if err := tx.Set(keys.QueueMessage(qid, m.seq), m.encode()); err != nil {
+		return err
+	}
+	if err := tx.Set(keys.QueueVisible(qid, m.visibleAt, m.seq), nil); err != nil {
+		return err
+	}
+	if m.expires != neverExpires {
+		return tx.Set(keys.QueueExpiry(m.expires, qid, m.seq), nil)
+	}
+	return nil
+}
+
+// deleteMessage removes m and its index entries.
+func deleteMessage(tx store.Txn, qid uint64, m *message) error {
+	if err := tx.Delete(keys.QueueMessage(qid, m.seq)); err != nil {
+		return err
+	}
+	if err := tx.Delete(keys.QueueVisible(qid, m.visibleAt, m.seq)); err != nil {
+		return err
+	}
+	if m.expires != neverExpires {
+		return tx.Delete(keys.QueueExpiry(m.expires, qid, m.seq))
+	}
+	return nil
+}
+
+func checkCount(n int) error {
+	if n < 1 || n > MaxNumOfMessages {
+		return outOfRange("numofmessages", int64(n), 1, MaxNumOfMessages)
+	}
+	return nil
+}
+
+// reader reads committed data: a message operation reads through the store while it holds
+// the queue's lock (every writer of the queue's keys holds it, so nothing changes under it);
+// Peek reads without it (it may miss a message that is being moved, as any read racing a
+// write may).
+type reader struct {
+	scan func(ctx context.Context, start, end []byte, fn func(k, v []byte) (bool, error)) error
+	get  func(key []byte) ([]byte, error)
+}
+
+func (s *Service) storeReader(ctx context.Context) reader {
+	return reader{scan: s.st.Scan, get: func(k []byte) ([]byte, error) { return s.st.Get(ctx, k) }}
+}
+
+// walkVisible walks the queue's visible, unexpired messages in index order (visibleAt, then
+// insertion) from the hint, calling fn until it returns false. Expired messages met on the
+// way go to expired (nil: skipped). It returns the position of the first entry left
+// unvisited (or just past now when the walk reached now), a lower bound for the index once
+// the visited messages have moved on (every later write is above it: see clock).
+func walkVisible(ctx context.Context, r reader, qid uint64, from position, now int64, want int,
+	fn func(m *message) bool, expired func(m *message) error) (position, error) {
+	start := keys.QueueVisible(qid, from.at, from.seq)
+	end := keys.QueueVisible(qid, now+1, 0)
+	type entry struct {
+		at  int64
+		seq uint64
+	}
+	// Collect index entries first, then read their messages (no read inside a Scan callback).
+	end0 := position{at: now + 1}
+	var batch []entry
+	for {
+		batch = batch[:0]
+		err := r.scan(ctx, start, end, func(k, _ []byte) (bool, error) {
+			at, seq, err := keys.DecodeQueueVisible(k)
+			if err != nil {
+				return false, err
+			}
+			batch = append(batch, entry{at, seq})
+			// Read one entry past what is wanted (the hint is the first entry left);
+			// expired or vanished ones make the next round read on.
+			return len(batch) <= want, nil
+		})
+		if err != nil || len(batch) == 0 {
+			return end0, err
+		}
+		for i, e := range batch {
+			v, err := r.get(keys.QueueMessage(qid, e.seq))
+			if errors.Is(err, store.ErrNotFound) {
+				continue // an index entry without its message: nothing to return
+			}
+			if err != nil {
+				return position{}, err
+			}
+			m, err := decodeMessage(e.seq, v)
+			if err != nil {
+				return position{}, err
+			}
+			if m.expires <= now {
+				if expired != nil {
+					if err := expired(m); err != nil {
+						return position{}, err
+					}
+				}
+				continue
+			}
+			if !fn(m) {
+				if i+1 < len(batch) {
+					return position{batch[i+1].at, batch[i+1].seq}, nil
+				}
+				if e.seq == ^uint64(0) {
+					return position{at: e.at}, nil
+				}
+				return position{e.at, e.seq + 1}, nil
+			}
+		}
+		last := batch[len(batch)-1]
+		start = keys.QueueVisible(qid, last.at, last.seq+1)
+		if last.seq == ^uint64(0) {
+			start = keys.QueueVisible(qid, last.at+1, 0)
+		}
+	}
+}
+
+// GetMessages takes up to n visible messages (1–32), hiding each for visibilityTimeout
+// seconds (1–7 days) with a new pop receipt and one more dequeue.
+func (s *Service) GetMessages(ctx context.Context, account, name string, n int, visibilityTimeout int64) ([]Message, error) {
+	if err := checkCount(n); err != nil {
+		return nil, err
+	}
+	if visibilityTimeout < 1 || visibilityTimeout > MaxVisibilityTimeout {
+		return nil, outOfRange("visibilitytimeout", visibilityTimeout, 1, MaxVisibilityTimeout)
+	}
+	var out []Message
+	var newHint position
+	var st *qstate
+	err := s.withQueue(ctx, account, name, func(tx store.Txn, qid uint64) error {
+		out = out[:0]
+		st = s.state(qid)
+		now := s.clock()
+		var taken []*message
+		var err error
+		newHint, err = walkVisible(ctx, s.storeReader(ctx), qid, st.load(), now, n, func(m *message) bool {
+			taken = append(taken, m)
+			return len(taken) < n
+		}, func(m *message) error { return deleteMessage(tx, qid, m) })
+		if err != nil {
+			return err
+		}
+		for _, m := range taken {
+			if err := tx.Delete(keys.QueueVisible(qid, m.visibleAt, m.seq)); err != nil {
+				return err
+			}
+			m.visibleAt = now + visibilityTimeout*int64(time.Second)
+			m.dequeues++
+			m.receipt = newReceipt()
+			if err := tx.Set(keys.QueueMessage(qid, m.seq), m.encode()); err != nil {
+				return err
+			}
+			if err := tx.Set(keys.QueueVisible(qid, m.visibleAt, m.seq), nil); err != nil {
+				return err
+			}
+			out = append(out, s.out(qid, m, true))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	st.raise(newHint)
+	return out, nil
+}
+
+// raise sets a to v if v is larger (both are lower bounds of the index; the larger is
+// the tighter).
+func raise(a interface {
+	Load() int64
+	CompareAndSwap(old, new int64) bool
+}, v int64) {
+	for {
+		cur := a.Load()
+		if v <= cur || a.CompareAndSwap(cur, v) {
+			return
+		}
+	}
+}
+
+// PeekMessages returns up to n visible messages (1–32) without changing them.
+func (s *Service) PeekMessages(ctx context.Context, account, name string, n int) ([]Message, error) {
+	if err := checkCount(n); err != nil {
+		return nil, err
+	}
+	if err := ValidateName(name); err != nil {
+		return nil, err
+	}
+	e, err := s.resolve(ctx, account, name)
+	if err != nil {
+		return nil, err
+	}
+	if e == nil {
+		return nil, errQueueNotFound
+	}
+	now := s.clock()
+	out := []Message{}
+	_, err = walkVisible(ctx, s.storeReader(ctx), e.id, s.state(e.id).load(), now, n, func(m *message) bool {
+		out = append(out, s.out(e.id, m, false))
+		return len(out) < n
+	}, nil)
+	if err == nil && e.dead.Load() {
+		return nil, errQueueNotFound
+	}
+	return out, err
+}
+
+// findMessage reads the message id names in queue q, checking its pop receipt; a message
+// that is missing, expired, of another queue or held under another receipt is 404
+// MessageNotFound, as on Azure.
+func findMessage(tx store.Txn, queueID uint64, id string, receipt uint64, now int64) (*message, error) {
+	qid, seq, ok := parseMessageID(id)
+	if !ok || qid != queueID {
+		return nil, azerr.New(azerr.MessageNotFound)
+	}
+	v, err := tx.Get(keys.QueueMessage(qid, seq))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, azerr.New(azerr.MessageNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m, err := decodeMessage(seq, v)
+	if err != nil {
+		return nil, err
+	}
+	if m.expires <= now || m.receipt != receipt {
+		return nil, azerr.New(azerr.MessageNotFound)
+	}
+	return m, nil
+}
+
+// DeleteMessage deletes a message given its current pop receipt.
+func (s *Service) DeleteMessage(ctx context.Context, account, name, id, popReceipt string) error {
+	r, err := parseReceipt(popReceipt)
+	if err != nil {
+		return err
+	}
+	return s.withQueue(ctx, account, name, func(tx store.Txn, qid uint64) error {
+		m, err := findMessage(tx, qid, id, r, s.clock())
+		if err != nil {
+			return err
+		}
+		return deleteMessage(tx, qid, m)
+	})
+}
+
+// UpdateMessage makes a message visible again after visibilityTimeout seconds (0–7 days)
+// with a new pop receipt, and replaces its text when text is not nil. The dequeue count is
+// unchanged.
+func (s *Service) UpdateMessage(ctx context.Context, account, name, id, popReceipt string, text *string, visibilityTimeout int64) (Message, error) {
+	r, err := parseReceipt(popReceipt)
+	if err != nil {
+		return Message{}, err
+	}
+	if visibilityTimeout < 0 || visibilityTimeout > MaxVisibilityTimeout {
+		return Message{}, outOfRange("visibilitytimeout", visibilityTimeout, 0, MaxVisibilityTimeout)
+	}
+	if text != nil {
+		if err := CheckText(*text); err != nil {
+			return Message{}, err
+		}
+	}
+	var out Message
+	err = s.withQueue(ctx, account, name, func(tx store.Txn, qid uint64) error {
+		now := s.clock()
+		m, err := findMessage(tx, qid, id, r, now)
+		if err != nil {
+			return err
+		}
+		if err := tx.Delete(keys.QueueVisible(qid, m.visibleAt, m.seq)); err != nil {
+			return err
+		}
+		m.visibleAt = now + visibilityTimeout*int64(time.Second)
+		m.receipt = newReceipt()
+		if text != nil {
+			m.text = *text
+		}
+		if err := tx.Set(keys.QueueMessage(qid, m.seq), m.encode()); err != nil {
+			return err
+		}
+		if err := tx.Set(keys.QueueVisible(qid, m.visibleAt, m.seq), nil); err != nil {
+			return err
+		}
+		out = s.out(qid, m, true)
+		return nil
+	})
+	return out, err
+}
+
+// ClearMessages deletes every message of a queue (one range delete).
+func (s *Service) ClearMessages(ctx context.Context, account, name string) error {
+	return s.withQueue(ctx, account, name, func(tx store.Txn, qid uint64) error {
+		return tx.DeleteRange(keys.QueueData(qid), keys.PrefixEnd(keys.QueueData(qid)))
+	})
+}

@@ -1,0 +1,333 @@
+// Package queuewire is the HTTP edge of the Queue service: it routes the Queue service's
+// URL shapes to operations, decodes requests, calls package queue and encodes its XML
+// responses. The shared pipeline (account resolution, Shared Key in the Blob/Queue flavour,
+// SAS, CORS, service properties, the reply writer with XML errors) is package edge.
+package queuewire
+
+import (
+	"log/slog"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/tablo/tablo/internal/auth"
+	"github.com/tablo/tablo/internal/azerr"
+	"github.com/tablo/tablo/internal/edge"
+	"github.com/tablo/tablo/internal/httpserve"
+	"github.com/tablo/tablo/internal/queue"
+)
+
+// maxBody bounds a request body: a 64 KiB message escaped as XML can be several times its
+// size (every '<' is four bytes); ACL and properties documents are smaller.
+const maxBody = 1 << 20
+
+// Options configure a Server.
+type Options struct {
+	Service  *queue.Service
+	Accounts []auth.Account
+	Logger   *slog.Logger
+	Now      func() time.Time
+	// RequestDateWindow is how far a Shared Key request's date may lie from Now (0: Azure's
+	// 15 minutes).
+	RequestDateWindow time.Duration
+}
+
+// Server is the Queue service's request handler.
+type Server struct {
+	svc *queue.Service
+	p   *edge.Pipeline
+}
+
+// New returns a Server.
+func New(o Options) *Server {
+	return &Server{svc: o.Service, p: edge.New(edge.Options{
+		Service: auth.ServiceQueue, Accounts: o.Accounts, Logger: o.Logger, Now: o.Now,
+		Settings: o.Service, MinVersion: "2009-09-19", TooOldVersion: azerr.InvalidHeaderValue,
+		RequestDateWindow: o.RequestDateWindow,
+	})}
+}
+
+// NewHTTPServer returns the HTTP server of the Queue endpoint.
+func (s *Server) NewHTTPServer() *httpserve.Server { return s.p.NewHTTPServer(s.Handle, maxBody) }
+
+// call is one request: the pipeline's Call plus what the Queue service decodes.
+type call struct {
+	edge.Call
+	kind    resourceKind
+	queue   string
+	message string
+	// query holds the parameters by lower-cased name (Azure matches names
+	// case-insensitively); the first value of a name counts.
+	query url.Values
+}
+
+// resourceName is the queue, queue/messages or queue/messages/id, for the log.
+func (c *call) resourceName() string {
+	switch c.kind {
+	case resService:
+		return "service"
+	case resMessages:
+		return c.queue + "/messages"
+	case resMessage:
+		return c.queue + "/messages/" + c.message
+	}
+	return c.queue
+}
+
+func (c *call) param(name string) (string, bool) {
+	v, ok := c.query[name]
+	if !ok || len(v) == 0 {
+		return "", false
+	}
+	return v[0], true
+}
+
+type resourceKind uint8
+
+const (
+	resService  resourceKind = iota + 1 // "/" (with or without the slash after the account)
+	resQueue                            // /{queue}
+	resMessages                         // /{queue}/messages
+	resMessage                          // /{queue}/messages/{id}
+)
+
+// Handle serves one request; it is the fasthttp.RequestHandler of the Queue endpoint.
+func (s *Server) Handle(fc *fasthttp.RequestCtx) {
+	c := &call{}
+	s.p.Begin(&c.Call, fc)
+	// Metadata names keep their case on the wire (x-ms-meta-Purpose).
+	fc.Response.Header.DisableNormalizing()
+	defer func() {
+		s.p.Recover(&c.Call, recover(), debug.Stack)
+		s.p.LogRequest(&c.Call, c.resourceName)
+	}()
+	if err := s.serve(c); err != nil {
+		s.p.WriteError(&c.Call, err)
+	}
+}
+
+func (s *Server) serve(c *call) error {
+	if err := s.p.ResolveAccount(&c.Call); err != nil {
+		return err
+	}
+	s.p.ApplyCORS(&c.Call)
+	raw, err := url.ParseQuery(c.TargetQuery)
+	if err != nil {
+		return azerr.New(azerr.InvalidQueryParameterValue)
+	}
+	c.query = make(url.Values, len(raw))
+	for k, v := range raw {
+		lk := strings.ToLower(k)
+		c.query[lk] = append(c.query[lk], v...)
+	}
+	if err := s.p.CheckHeaders(&c.Call); err != nil {
+		return err
+	}
+	if err := parsePath(c); err != nil {
+		return err
+	}
+	op, err := route(c)
+	if err != nil {
+		return err
+	}
+	c.Op = op.auth()
+	if c.Secondary && op.writes() {
+		// The secondary endpoint is a read-only replica: Azure refuses writes to it.
+		return azerr.New(azerr.InsufficientAccountPermissions)
+	}
+	sas, err := s.p.Authenticate(&c.Call, edge.AuthTarget{
+		Preflight: op == opPreflight,
+		Op:        op.auth(),
+		Resource:  c.queue,
+		Policy:    s.policyLookup(c),
+	})
+	if err != nil {
+		return err
+	}
+	_ = sas
+	rp, err := s.dispatch(c, op)
+	if err != nil {
+		return err
+	}
+	s.p.Write(&c.Call, rp)
+	return nil
+}
+
+// parsePath splits the path after the account: "" or "/" is the service; then the queue,
+// "messages", and a message id. Names are percent-decoded.
+func parsePath(c *call) error {
+	p, err := url.PathUnescape(c.RawPath)
+	if err != nil {
+		return azerr.New(azerr.InvalidURI)
+	}
+	p = strings.TrimPrefix(p, "/")
+	if p == "" {
+		c.kind = resService
+		return nil
+	}
+	parts := strings.Split(p, "/")
+	if len(parts) > 1 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1] // a trailing slash
+	}
+	c.queue = parts[0]
+	switch {
+	case len(parts) == 1:
+		c.kind = resQueue
+	case len(parts) == 2 && parts[1] == "messages":
+		c.kind = resMessages
+	case len(parts) == 3 && parts[1] == "messages" && parts[2] != "":
+		c.kind, c.message = resMessage, parts[2]
+	default:
+		return azerr.New(azerr.InvalidURI)
+	}
+	return queue.ValidateName(c.queue)
+}
+
+type operation uint8
+
+const (
+	opPreflight operation = iota + 1
+	opListQueues
+	opGetServiceProperties
+	opSetServiceProperties
+	opGetServiceStats
+	opGetAccountInfo
+	opCreateQueue
+	opDeleteQueue
+	opGetMetadata
+	opSetMetadata
+	opGetACL
+	opSetACL
+	opPutMessage
+	opGetMessages
+	opPeekMessages
+	opClearMessages
+	opUpdateMessage
+	opDeleteMessage
+)
+
+// writes reports whether op changes anything (refused on the read-only secondary).
+func (op operation) writes() bool {
+	switch op {
+	case opListQueues, opGetServiceProperties, opGetServiceStats, opGetAccountInfo, opGetMetadata, opGetACL, opPeekMessages, opPreflight:
+		return false
+	}
+	return true
+}
+
+func (op operation) auth() auth.Operation {
+	switch op {
+	case opListQueues:
+		return auth.ListQueues
+	case opGetServiceProperties, opGetAccountInfo:
+		return auth.GetServiceProperties
+	case opSetServiceProperties:
+		return auth.SetServiceProperties
+	case opGetServiceStats:
+		return auth.GetServiceStats
+	case opCreateQueue:
+		return auth.CreateQueue
+	case opDeleteQueue:
+		return auth.DeleteQueue
+	case opGetMetadata:
+		return auth.GetQueueMetadata
+	case opSetMetadata:
+		return auth.SetQueueMetadata
+	case opGetACL:
+		return auth.GetQueueACL
+	case opSetACL:
+		return auth.SetQueueACL
+	case opPutMessage:
+		return auth.PutMessage
+	case opGetMessages:
+		return auth.GetMessages
+	case opPeekMessages:
+		return auth.PeekMessages
+	case opClearMessages:
+		return auth.ClearMessages
+	case opUpdateMessage:
+		return auth.UpdateMessage
+	case opDeleteMessage:
+		return auth.DeleteMessage
+	}
+	return auth.Preflight
+}
+
+// route maps verb, resource and comp/restype to an operation (queue.md §2).
+func route(c *call) (operation, error) {
+	m := c.Method
+	if m == http.MethodOptions {
+		return opPreflight, nil
+	}
+	comp, _ := c.param("comp")
+	restype, _ := c.param("restype")
+	verb := func(ops map[string]operation) (operation, error) {
+		if op, ok := ops[m]; ok {
+			return op, nil
+		}
+		return 0, azerr.New(azerr.UnsupportedHTTPVerb)
+	}
+	switch c.kind {
+	case resService:
+		switch {
+		case comp == "list":
+			return verb(map[string]operation{http.MethodGet: opListQueues})
+		case restype == "service" && comp == "properties":
+			return verb(map[string]operation{http.MethodGet: opGetServiceProperties, http.MethodPut: opSetServiceProperties})
+		case restype == "service" && comp == "stats":
+			return verb(map[string]operation{http.MethodGet: opGetServiceStats})
+		case restype == "account" && comp == "properties":
+			return verb(map[string]operation{http.MethodGet: opGetAccountInfo, http.MethodHead: opGetAccountInfo})
+		}
+		return 0, azerr.New(azerr.InvalidQueryParameterValue)
+	case resQueue:
+		switch comp {
+		case "":
+			return verb(map[string]operation{http.MethodPut: opCreateQueue, http.MethodDelete: opDeleteQueue})
+		case "metadata":
+			return verb(map[string]operation{http.MethodGet: opGetMetadata, http.MethodHead: opGetMetadata, http.MethodPut: opSetMetadata})
+		case "acl":
+			return verb(map[string]operation{http.MethodGet: opGetACL, http.MethodHead: opGetACL, http.MethodPut: opSetACL})
+		}
+		return 0, azerr.New(azerr.InvalidQueryParameterValue)
+	case resMessages:
+		if m == http.MethodGet {
+			if v, _ := c.param("peekonly"); strings.EqualFold(v, "true") {
+				return opPeekMessages, nil
+			}
+			return opGetMessages, nil
+		}
+		return verb(map[string]operation{http.MethodPost: opPutMessage, http.MethodDelete: opClearMessages})
+	case resMessage:
+		return verb(map[string]operation{http.MethodPut: opUpdateMessage, http.MethodDelete: opDeleteMessage})
+	}
+	return 0, azerr.New(azerr.InvalidURI)
+}
+
+// policyLookup resolves a service SAS's si against the queue's stored access policies,
+// read when the SAS is verified so that a changed policy takes effect at once.
+func (s *Server) policyLookup(c *call) func(id string) (*auth.AccessPolicy, bool) {
+	return func(id string) (*auth.AccessPolicy, bool) {
+		if c.queue == "" {
+			return nil, false
+		}
+		doc, err := s.svc.ACL(c.Ctx, c.Account, c.queue)
+		if err != nil || doc == nil {
+			return nil, false
+		}
+		ids, err := auth.ParseSignedIdentifiersFor(auth.ServiceQueue, doc)
+		if err != nil {
+			return nil, false
+		}
+		for i := range ids {
+			if ids[i].ID == id {
+				return &ids[i].Policy, true
+			}
+		}
+		return nil, false
+	}
+}
