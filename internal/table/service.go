@@ -106,7 +106,7 @@ func (s *Service) Close() {
 
 // Shared reports whether other processes share the store, so that callers keep no
 // unvalidated cache of what it holds.
-func (s *Service) Shared() bool { return s.shared }
+func (s *Service) Shared() bool { return s != nil && s.shared }
 
 // nextTicks returns a DateTime tick value greater than any returned before.
 func (s *Service) nextTicks() int64 {
