@@ -26,8 +26,11 @@ USER 65532:65532
 VOLUME /data
 # Blob 10000, Queue 10001, Table 10002, admin (health, metrics) 10010.
 EXPOSE 10000 10001 10002 10010
-# Inside a container the services must listen on every interface to be reachable through -p.
+# Inside a container the services must listen on every interface to be reachable through -p
+# (the admin listener too: it has no authentication, so publish 10010 only where its
+# reset/snapshot endpoints may be reached).
 ENV TABLO_HOST=0.0.0.0 \
+    TABLO_ADMIN_HOST=0.0.0.0 \
     TABLO_DATA_DIR=/data \
     TABLO_LOG_FORMAT=json
 # distroless has no shell or curl; the binary checks itself (GET /healthz on the admin port).

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -29,12 +28,13 @@ type multiServer struct {
 func startServerWithAccounts(t testing.TB, accounts string) *multiServer {
 	t.Helper()
 	var stderr strings.Builder
-	cfg, err := config.Load([]string{"--accounts", accounts, "--in-memory", "--table-port", "0", "--queue-port", "0"},
+	cfg, err := config.Load([]string{"--accounts", accounts, "--in-memory", "--table-port", "0", "--queue-port", "0", "--admin-port", "0"},
 		func(string) string { return "" }, &stderr)
 	if err != nil {
 		t.Fatalf("config: %v %s", err, stderr.String())
 	}
-	a, err := app.Start(context.Background(), cfg, slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	log, _ := serverLogger(t)
+	a, err := app.Start(context.Background(), cfg, log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,8 +25,9 @@ type counterEntity struct {
 	Value, Moves, Singles int64
 }
 
-func (c counterEntity) json(t testing.TB) []byte {
-	return mustJSON(t, map[string]any{
+// json encodes c; it cannot fail, so the racing goroutines call it without a testing.TB.
+func (c counterEntity) json() []byte {
+	return jsonOf(map[string]any{
 		"PartitionKey": c.PartitionKey, "RowKey": c.RowKey,
 		"Value": c.Value, "Moves": c.Moves, "Singles": c.Singles,
 	})
@@ -61,7 +62,7 @@ func TestConcurrentSingleUpdateCounters(t *testing.T) {
 	const counters, workers, perWorker = 3, 8, 15
 	var wins [counters]atomic.Int64
 	for i := range counters {
-		if _, err := tc.AddEntity(ctx, counterEntity{PartitionKey: "single", RowKey: fmt.Sprint("c", i)}.json(t), nil); err != nil {
+		if _, err := tc.AddEntity(ctx, counterEntity{PartitionKey: "single", RowKey: fmt.Sprint("c", i)}.json(), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -78,7 +79,7 @@ func TestConcurrentSingleUpdateCounters(t *testing.T) {
 					return
 				}
 				c.Value++
-				_, err = tc.UpdateEntity(ctx, c.json(t), &aztables.UpdateEntityOptions{IfMatch: &etag, UpdateMode: aztables.UpdateModeReplace})
+				_, err = tc.UpdateEntity(ctx, c.json(), &aztables.UpdateEntityOptions{IfMatch: &etag, UpdateMode: aztables.UpdateModeReplace})
 				switch {
 				case err == nil:
 					wins[i].Add(1)
@@ -119,7 +120,7 @@ func TestConcurrentBatchTransfers(t *testing.T) {
 	tc := ts.newTable(t)
 	const start, movers, singlers, readers, perWorker = 1000, 6, 2, 2, 12
 	for _, rk := range []string{"a", "b"} {
-		if _, err := tc.AddEntity(ctx, counterEntity{PartitionKey: "pair", RowKey: rk, Value: start}.json(t), nil); err != nil {
+		if _, err := tc.AddEntity(ctx, counterEntity{PartitionKey: "pair", RowKey: rk, Value: start}.json(), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -148,8 +149,8 @@ func TestConcurrentBatchTransfers(t *testing.T) {
 				a.Moves++
 				b.Moves++
 				_, err = tc.SubmitTransaction(ctx, []aztables.TransactionAction{
-					{ActionType: aztables.TransactionTypeUpdateReplace, Entity: a.json(t), IfMatch: &ea},
-					{ActionType: aztables.TransactionTypeUpdateReplace, Entity: b.json(t), IfMatch: &eb},
+					{ActionType: aztables.TransactionTypeUpdateReplace, Entity: a.json(), IfMatch: &ea},
+					{ActionType: aztables.TransactionTypeUpdateReplace, Entity: b.json(), IfMatch: &eb},
 				}, nil)
 				switch {
 				case err == nil:
@@ -174,7 +175,7 @@ func TestConcurrentBatchTransfers(t *testing.T) {
 					t.Errorf("read %s: %v", rk, err)
 					return
 				}
-				patch := mustJSON(t, map[string]any{"PartitionKey": "pair", "RowKey": rk, "Singles": c.Singles + 1})
+				patch := jsonOf(map[string]any{"PartitionKey": "pair", "RowKey": rk, "Singles": c.Singles + 1})
 				_, err = tc.UpdateEntity(ctx, patch, &aztables.UpdateEntityOptions{IfMatch: &etag, UpdateMode: aztables.UpdateModeMerge})
 				switch {
 				case err == nil:
@@ -271,9 +272,9 @@ func TestConcurrentBatchesOnDifferentPartitions(t *testing.T) {
 				actions := make([]aztables.TransactionAction, rows)
 				for i := range actions {
 					c := counterEntity{PartitionKey: pk, RowKey: fmt.Sprint("r", i), Value: int64(round + 1)}
-					actions[i] = aztables.TransactionAction{ActionType: aztables.TransactionTypeAdd, Entity: c.json(t)}
+					actions[i] = aztables.TransactionAction{ActionType: aztables.TransactionTypeAdd, Entity: c.json()}
 					if round > 0 {
-						actions[i] = aztables.TransactionAction{ActionType: aztables.TransactionTypeUpdateReplace, Entity: c.json(t), IfMatch: &etags[i]}
+						actions[i] = aztables.TransactionAction{ActionType: aztables.TransactionTypeUpdateReplace, Entity: c.json(), IfMatch: &etags[i]}
 					}
 				}
 				if _, err := tc.SubmitTransaction(ctx, actions, nil); err != nil {

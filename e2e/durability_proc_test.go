@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -95,7 +96,7 @@ func startTabloWith(t *testing.T, bin string, flags ...string) (*tabloProc, time
 	queuePort := freeLoopbackPort(t)
 	p.queueEndpoint = fmt.Sprintf("http://127.0.0.1:%d/%s", queuePort, devAccount)
 	p.cmd = exec.Command(bin, append([]string{"--host", "127.0.0.1", "--table-port", strconv.Itoa(port),
-		"--queue-port", strconv.Itoa(queuePort), "--log-level", "warn"}, flags...)...)
+		"--queue-port", strconv.Itoa(queuePort), "--log-level", "warn", "--admin-port", "0"}, flags...)...)
 	p.cmd.Stderr = p.stderr
 	p.cmd.Stdout = p.stderr
 	began := time.Now()
@@ -112,6 +113,11 @@ func startTabloWith(t *testing.T, bin string, flags ...string) (*tabloProc, time
 		default:
 			_ = p.cmd.Process.Kill()
 			<-p.exited
+		}
+		// As for in-process servers: an Error-level record (slog names the level ERROR in
+		// every format) fails the test.
+		if out := p.stderr.String(); strings.Contains(out, "ERROR") {
+			t.Errorf("the server logged errors:\n%s", out)
 		}
 	})
 	svc := p.service(t)

@@ -22,9 +22,11 @@ import (
 )
 
 // slowRequest is a raw request whose body is withheld until after SIGTERM, so that it is in
-// flight while the server shuts down.
+// flight while the server shuts down. It asks Expect: 100-continue, so the server's
+// "100 Continue" proves it has read the request head and is waiting for the body.
 type slowRequest struct {
 	conn net.Conn
+	br   *bufio.Reader
 	req  *http.Request
 	body []byte
 }
@@ -43,6 +45,7 @@ func startSlowInsert(t *testing.T, p *tabloProc, table, pk, rk string) *slowRequ
 	req.Header.Set("DataServiceVersion", "3.0")
 	req.Header.Set("Prefer", "return-no-content")
 	req.Header.Set("Content-Length", strconv.Itoa(len(body)))
+	req.Header.Set("Expect", "100-continue")
 	signLite(req)
 	conn, err := net.Dial("tcp", p.addr)
 	if err != nil {
@@ -55,20 +58,25 @@ func startSlowInsert(t *testing.T, p *tabloProc, table, pk, rk string) *slowRequ
 		t.Fatal(err)
 	}
 	head.WriteString("\r\n")
-	head.Write(body[:len(body)/2])
 	if _, err := conn.Write(head.Bytes()); err != nil {
 		t.Fatal(err)
 	}
-	return &slowRequest{conn: conn, req: req, body: body[len(body)/2:]}
+	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, req)
+	if err != nil || resp.StatusCode != http.StatusContinue {
+		t.Fatalf("want 100 Continue before the body: %v %v", resp, err)
+	}
+	return &slowRequest{conn: conn, br: br, req: req, body: body}
 }
 
-// finish sends the rest of the body and returns the response status.
+// finish sends the body and returns the response status.
 func (s *slowRequest) finish() (int, error) {
 	_ = s.conn.SetDeadline(time.Now().Add(20 * time.Second))
 	if _, err := s.conn.Write(s.body); err != nil {
-		return 0, fmt.Errorf("write rest of body: %w", err)
+		return 0, fmt.Errorf("write body: %w", err)
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(s.conn), s.req)
+	resp, err := http.ReadResponse(s.br, s.req)
 	if err != nil {
 		return 0, fmt.Errorf("read response: %w", err)
 	}
@@ -100,6 +108,9 @@ func TestGracefulShutdown(t *testing.T) {
 	var mu sync.Mutex
 	var acked []written
 	var wg sync.WaitGroup
+	// Each writer reports its first acknowledged write: SIGTERM comes only when all six are
+	// writing (no sleep standing in for that).
+	started := make(chan struct{}, 6)
 	for w := range 6 {
 		wg.Go(func() {
 			r := rand.New(rand.NewPCG(uint64(w), 1))
@@ -118,6 +129,9 @@ func TestGracefulShutdown(t *testing.T) {
 				mu.Lock()
 				acked = append(acked, written{pk, rk, ps})
 				mu.Unlock()
+				if i == 0 {
+					started <- struct{}{}
+				}
 			}
 		})
 	}
@@ -125,7 +139,16 @@ func TestGracefulShutdown(t *testing.T) {
 		startSlowInsert(t, p, tableName, "slow", "a"),
 		startSlowInsert(t, p, tableName, "slow", "b ü'%"),
 	}
-	time.Sleep(500 * time.Millisecond)
+	for range 6 {
+		select {
+		case <-started:
+		case <-time.After(30 * time.Second):
+			t.Fatal("writers made no progress in 30 s")
+		}
+	}
+	mu.Lock()
+	before := len(acked)
+	mu.Unlock()
 	terminated.Store(true)
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -149,6 +172,8 @@ func TestGracefulShutdown(t *testing.T) {
 		}
 	}
 	wg.Wait()
+	// Writes acknowledged after SIGTERM was sent were in flight during the shutdown.
+	t.Logf("%d inserts acknowledged before SIGTERM, %d after it was sent", before, len(acked)-before)
 	if err := p.waitExit(t, 30*time.Second); err != nil {
 		t.Errorf("exit after SIGTERM: %v (want status 0)\n%s", err, p.stderr)
 	}

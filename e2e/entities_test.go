@@ -12,7 +12,19 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablo/tablo/internal/entity"
 )
+
+// jsonOf encodes a value that always encodes (maps of strings and numbers); it panics
+// otherwise, and needs no testing.TB, so goroutines may call it.
+func jsonOf(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
 
 func mustJSON(t testing.TB, v any) []byte {
 	t.Helper()
@@ -160,9 +172,24 @@ func TestETagsAndConditions(t *testing.T) {
 	if status != 400 || h.Get("x-ms-error-code") != "InvalidInput" {
 		t.Fatalf("malformed etag: %d %s", status, h.Get("x-ms-error-code"))
 	}
-	// A Python-style ETag (rebuilt from Timestamp, 7 digits, raw colons) matches by instant.
-	if _, err := tc.DeleteEntity(ctx, "p", "r", &aztables.DeleteEntityOptions{IfMatch: &etag3}); err != nil {
-		t.Fatal(err)
+	// A Python-style ETag (rebuilt from the Timestamp: raw colons, seven fractional digits)
+	// matches by instant; the same form of another instant does not.
+	ticks, ok := entity.ParseETag(string(etag3))
+	if !ok {
+		t.Fatalf("server ETag %q does not parse", etag3)
+	}
+	pyForm := func(ticks int64) string {
+		return `W/"datetime'` + entity.TimeOf(ticks).Format("2006-01-02T15:04:05.0000000Z") + `'"`
+	}
+	path := "/" + tableNameOf(t, tc) + "(PartitionKey='p',RowKey='r')"
+	if py := pyForm(ticks); py == string(etag3) {
+		t.Fatalf("the Python form %s is the server's own", py)
+	}
+	if status, h, _ := ts.do(t, "DELETE", path, map[string]string{"If-Match": pyForm(ticks + 1)}, ""); status != 412 || h.Get("x-ms-error-code") != "UpdateConditionNotSatisfied" {
+		t.Fatalf("Python-form ETag of another instant: %d %s", status, h.Get("x-ms-error-code"))
+	}
+	if status, _, body := ts.do(t, "DELETE", path, map[string]string{"If-Match": pyForm(ticks)}, ""); status != 204 {
+		t.Fatalf("Python-form ETag %s of %s: %d %s", pyForm(ticks), etag3, status, body)
 	}
 	_, err = tc.DeleteEntity(ctx, "p", "r", nil)
 	wantCode(t, err, 404, "ResourceNotFound")
@@ -410,21 +437,30 @@ func TestConcurrentETagRaceHasOneWinner(t *testing.T) {
 	}
 	const racers = 16
 	var wg sync.WaitGroup
-	wins := make(chan int, racers)
+	errs := make([]error, racers)
 	for i := range racers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, err := tc.UpdateEntity(ctx, mustJSON(t, map[string]any{"PartitionKey": "p", "RowKey": "r", "N": i}), &aztables.UpdateEntityOptions{IfMatch: to.Ptr(ins.ETag), UpdateMode: aztables.UpdateModeReplace})
-			if err == nil {
-				wins <- i
-			}
-		}()
+		body := mustJSON(t, map[string]any{"PartitionKey": "p", "RowKey": "r", "N": i})
+		wg.Go(func() {
+			_, errs[i] = tc.UpdateEntity(ctx, body, &aztables.UpdateEntityOptions{IfMatch: to.Ptr(ins.ETag), UpdateMode: aztables.UpdateModeReplace})
+		})
 	}
 	wg.Wait()
-	close(wins)
-	if n := len(wins); n != 1 {
-		t.Fatalf("%d racers won with the same ETag", n)
+	winner := -1
+	for i, err := range errs {
+		if err == nil {
+			if winner >= 0 {
+				t.Fatalf("racers %d and %d both won with the same ETag", winner, i)
+			}
+			winner = i
+			continue
+		}
+		wantCode(t, err, 412, "UpdateConditionNotSatisfied")
+	}
+	if winner < 0 {
+		t.Fatal("no racer won")
+	}
+	if got, _ := getEDM(t, tc, "p", "r"); got.Properties["N"] != int32(winner) {
+		t.Fatalf("final N = %v, want the winner's %d", got.Properties["N"], winner)
 	}
 }
 

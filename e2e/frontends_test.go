@@ -63,7 +63,7 @@ func testFrontEndIncrements(t *testing.T, bin string) {
 	if _, err := fes[0].service(t).CreateTable(ctx, "counters", nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fes[0].service(t).NewClient("counters").AddEntity(ctx, counterEntity{PartitionKey: "p", RowKey: "c"}.json(t), nil); err != nil {
+	if _, err := fes[0].service(t).NewClient("counters").AddEntity(ctx, counterEntity{PartitionKey: "p", RowKey: "c"}.json(), nil); err != nil {
 		t.Fatal(err)
 	}
 	const workers, perWorker = 6, 15
@@ -79,7 +79,7 @@ func testFrontEndIncrements(t *testing.T, bin string) {
 					return
 				}
 				c.Value++
-				_, err = tc.UpdateEntity(ctx, c.json(t), &aztables.UpdateEntityOptions{IfMatch: &etag, UpdateMode: aztables.UpdateModeReplace})
+				_, err = tc.UpdateEntity(ctx, c.json(), &aztables.UpdateEntityOptions{IfMatch: &etag, UpdateMode: aztables.UpdateModeReplace})
 				if isConflict(err) {
 					continue
 				}

@@ -34,7 +34,12 @@ type testServer struct {
 	app      *app.App
 	endpoint string // http://127.0.0.1:port/devstoreaccount1
 	dataDir  string
+	errs     *errorWatch
 }
+
+// expectServerErrors declares that this test provokes server errors (a 5xx answer, a
+// recovered panic): without it, any Error-level server log fails the test.
+func (ts *testServer) expectServerErrors() { ts.errs.expect() }
 
 // startServer starts Tablo on a temporary data directory (durable engine, as in production).
 func startServer(t testing.TB) *testServer {
@@ -46,18 +51,103 @@ func startServerAt(t testing.TB, dir string) *testServer {
 	t.Helper()
 	cfg := config.Config{Host: "127.0.0.1", TablePort: 0, DataDir: dir, Accounts: []auth.Account{auth.DevAccount()}}
 	cfg.PostgresURL = postgresFor(t, dir)
-	level := slog.LevelWarn
-	if os.Getenv("TABLO_TEST_LOG") != "" {
-		level = slog.LevelDebug
+	return startServerConfig(t, cfg)
+}
+
+// startServerArgs starts Tablo on a temporary data directory with a configuration made by
+// the real loader from command-line arguments (as `tablo` parses them). It stays on Pebble
+// in the PostgreSQL pass: its callers test flags, some of them Pebble's.
+func startServerArgs(t testing.TB, args ...string) *testServer {
+	t.Helper()
+	var stderr strings.Builder
+	base := []string{"--host", "127.0.0.1", "--table-port", "0", "--queue-port", "0", "--admin-port", "0", "--data-dir", t.TempDir()}
+	cfg, err := config.Load(append(base, args...), func(string) string { return "" }, &stderr)
+	if err != nil {
+		t.Fatalf("config %q: %v %s", args, err, stderr.String())
 	}
-	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: level}))
+	return startServerConfig(t, cfg)
+}
+
+func startServerConfig(t testing.TB, cfg config.Config) *testServer {
+	t.Helper()
+	log, errs := serverLogger(t)
 	a, err := app.Start(context.Background(), cfg, log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := &testServer{app: a, endpoint: "http://" + a.Addr().String() + "/" + devAccount, dataDir: dir}
+	ts := &testServer{app: a, endpoint: "http://" + a.Addr().String() + "/" + devAccount, dataDir: cfg.DataDir, errs: errs}
 	t.Cleanup(func() { ts.stop(t) })
 	return ts
+}
+
+// serverLogger is the logger of an in-process server: its records go to t.Log (Warn and up,
+// everything with TABLO_TEST_LOG set), and an Error-level record fails t when the test ends
+// unless the test declared it expects errors. The server logs every 5xx answer, recovered
+// panic and failed write at Error level, so no such thing passes unseen.
+func serverLogger(t testing.TB) (*slog.Logger, *errorWatch) {
+	level := slog.LevelWarn
+	if os.Getenv("TABLO_TEST_LOG") != "" {
+		level = slog.LevelDebug
+	}
+	w := &errorWatch{}
+	t.Cleanup(func() { w.check(t) }) // registered first, so it runs after the server stopped
+	return slog.New(&watchHandler{Handler: slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: level}), w: w}), w
+}
+
+// errorWatch collects a server's Error-level log records.
+type errorWatch struct {
+	mu       sync.Mutex
+	expected bool
+	records  []string
+}
+
+func (w *errorWatch) expect() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.expected = true
+}
+
+func (w *errorWatch) add(r slog.Record) {
+	var b strings.Builder
+	b.WriteString(r.Message)
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key != "stack" {
+			fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
+		}
+		return true
+	})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.records = append(w.records, b.String())
+}
+
+func (w *errorWatch) check(t testing.TB) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.records) > 0 && !w.expected {
+		t.Errorf("the server logged %d unexpected error(s) (a test that provokes them must call expectServerErrors); first: %s", len(w.records), w.records[0])
+	}
+}
+
+// watchHandler passes records on and shows Error-level ones to its errorWatch.
+type watchHandler struct {
+	slog.Handler
+	w *errorWatch
+}
+
+func (h *watchHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelError {
+		h.w.add(r)
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h *watchHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return &watchHandler{Handler: h.Handler.WithAttrs(as), w: h.w}
+}
+
+func (h *watchHandler) WithGroup(name string) slog.Handler {
+	return &watchHandler{Handler: h.Handler.WithGroup(name), w: h.w}
 }
 
 func (ts *testServer) stop(t testing.TB) {
@@ -187,3 +277,46 @@ func signLite(req *http.Request) {
 }
 
 var ctx = context.Background()
+
+// recordingTB is a testing.TB whose failures and cleanups the harness's own test inspects.
+type recordingTB struct {
+	testing.TB
+	failures []string
+	cleanups []func()
+}
+
+func (r *recordingTB) Errorf(format string, args ...any) {
+	r.failures = append(r.failures, fmt.Sprintf(format, args...))
+}
+func (r *recordingTB) Cleanup(f func()) { r.cleanups = append(r.cleanups, f) }
+func (r *recordingTB) Log(...any)       {}
+func (r *recordingTB) finish() {
+	for i := len(r.cleanups) - 1; i >= 0; i-- {
+		r.cleanups[i]()
+	}
+}
+
+// TestHarnessFailsOnServerErrors: an Error-level server record fails the test unless the test
+// declared it expects errors; warnings never do.
+func TestHarnessFailsOnServerErrors(t *testing.T) {
+	for _, tt := range []struct {
+		level    slog.Level
+		expected bool
+		fails    bool
+	}{
+		{slog.LevelError, false, true},
+		{slog.LevelError, true, false},
+		{slog.LevelWarn, false, false},
+	} {
+		r := &recordingTB{TB: t}
+		log, w := serverLogger(r)
+		if tt.expected {
+			(&testServer{errs: w}).expectServerErrors()
+		}
+		log.With("request_id", "x").Log(context.Background(), tt.level, "request", "status", 500)
+		r.finish()
+		if got := len(r.failures) > 0; got != tt.fails {
+			t.Errorf("level %v, expected %v: failed %v (%q)", tt.level, tt.expected, got, r.failures)
+		}
+	}
+}

@@ -7,6 +7,8 @@
 //	tablo partitions        print a running server's partitions, range partitions and servers
 //	tablo migrate --from SRC --to DST   copy all data between a data directory and PostgreSQL
 //	tablo version           print the version
+//	tablo reset             delete all data (or one account's) of a running server
+//	tablo snapshot          save, restore, list or delete named snapshots of a running server
 //	tablo help [command]    list the commands, or one command's flags
 package main
 
@@ -22,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tablo/tablo/internal/admin"
 	"github.com/tablo/tablo/internal/app"
 	"github.com/tablo/tablo/internal/buildinfo"
 	"github.com/tablo/tablo/internal/config"
@@ -80,10 +83,25 @@ func commands() []command {
 			_ = migrateCmd(ctx, []string{"-h"}, func(string) string { return "" }, w, w)
 		}},
 		{"version", "print the version, commit and Go toolchain", version, nil},
+		{"reset", "delete all data (or one account's) of a running server, through its admin listener", adminCmd("reset"), adminUsage("reset")},
+		{"snapshot", "save, restore, list or delete named snapshots of a running server's data", adminCmd("snapshot"), adminUsage("snapshot")},
 		{"healthcheck", "exit 0 if the Tablo on this machine answers GET /healthz on its admin port (for container health checks)", healthcheck, func(_ context.Context, w io.Writer) {
 			fmt.Fprintln(w, "usage: tablo healthcheck [--url URL]\n\nGETs http://127.0.0.1:$TABLO_ADMIN_PORT/healthz (default port 10010), or URL; exits 0 on 200 OK.")
 		}},
 		{"help", "list the commands, or show one command's flags: tablo help [command]", help, nil},
+	}
+}
+
+// adminCmd runs `tablo reset` or `tablo snapshot` against a running server's admin listener.
+func adminCmd(name string) func(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) error {
+	return func(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) error {
+		return admin.Run(ctx, name, args, env, stdout, stderr)
+	}
+}
+
+func adminUsage(name string) func(ctx context.Context, w io.Writer) {
+	return func(ctx context.Context, w io.Writer) {
+		_ = admin.Run(ctx, name, []string{"-h"}, func(string) string { return "" }, w, w)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablo/tablo/internal/admin"
 	"github.com/tablo/tablo/internal/partition"
 )
 
@@ -19,9 +20,9 @@ func partitionsCmd(ctx context.Context, args []string, env func(string) string, 
 	fs.SetOutput(stderr)
 	def := env("TABLO_ADMIN_ADDR")
 	if def == "" {
-		def = env("TABLO_PPROF")
+		def = strings.TrimPrefix(admin.DefaultURL(env), "http://")
 	}
-	addr := fs.String("addr", def, "address of the server's admin API, host:port (TABLO_ADMIN_ADDR; today the --pprof address)")
+	addr := fs.String("addr", def, "address of the server's admin listener, host:port (TABLO_ADMIN_ADDR; default from TABLO_ADMIN_HOST/TABLO_ADMIN_PORT)")
 	watch := fs.Duration("watch", 0, "redraw at this interval until interrupted (live mode)")
 	asJSON := fs.Bool("json", false, "print the JSON as served")
 	top := fs.Int("top", 10, "hottest partitions to list")

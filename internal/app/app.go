@@ -23,6 +23,7 @@ import (
 	"github.com/tablo/tablo/internal/config"
 	"github.com/tablo/tablo/internal/datadir"
 	"github.com/tablo/tablo/internal/httpserve"
+	"github.com/tablo/tablo/internal/metrics"
 	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/queue"
 	"github.com/tablo/tablo/internal/queuewire"
@@ -39,6 +40,7 @@ type App struct {
 	log       *slog.Logger
 	claim     *datadir.Claim // nil in memory
 	db        store.Store
+	pebble    *pebblestore.DB // db when it is Pebble (snapshots, engine metrics), else nil
 	svc       *table.Service
 	qsv       *queue.Service
 	parts     *partition.Layer
@@ -47,6 +49,7 @@ type App struct {
 	served    chan error
 	closeOnce sync.Once
 	closeErr  error
+	*ops      // TLS, metrics, admin listener, reset/restore gate (ops.go)
 }
 
 // listener is one service's bound socket and its HTTP server.
@@ -85,7 +88,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	if cfg.Host == "" {
 		cfg.Host = config.DefaultHost
 	}
-	a := &App{cfg: cfg, log: log, served: make(chan error, 4)}
+	a := &App{cfg: cfg, log: log, served: make(chan error, 4), ops: newOps()}
 	ok := false
 	defer func() {
 		if !ok {
@@ -99,25 +102,45 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 		}
 		a.listeners = append(a.listeners, &listener{service: sp.service, flag: sp.flag, ln: ln})
 	}
-	db, err := a.openEngine(ctx)
+	if err := a.bindAdmin(); err != nil {
+		return nil, err
+	}
+	db, dir, err := a.openEngine(ctx)
 	if err != nil {
 		return nil, err
 	}
 	a.db = db
+	o := a.ops
+	if err := o.loadTLS(cfg, dir); err != nil {
+		return nil, err
+	}
 	a.svc = table.New(db, table.Options{Logger: log, ColumnCacheBytes: cfg.ColumnCacheBytes})
 	a.qsv = queue.New(db, queue.Options{Logger: log})
 	a.parts = partition.New(cfg.Partition)
 	a.parts.SetFaults(cfg.Faults)
-	tableSrv := server.New(server.Options{Service: a.svc, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow, Partitions: a.parts})
+	tableSrv := server.New(server.Options{Service: a.svc, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow, Partitions: a.parts,
+		Metrics: o.metrics, OAuth: cfg.OAuth == "basic"})
+	o.dropCaches = append(o.dropCaches, a.svc.DropCaches, tableSrv.DropCaches, a.qsv.DropCaches)
+	o.deleteAccount = append(o.deleteAccount, a.svc.DeleteAccount)
+	if pdb, ok := db.(*pebblestore.DB); ok {
+		a.pebble = pdb
+		metrics.RegisterEngine(o.reg, pdb.Stats)
+	}
+	metrics.RegisterTable(o.reg, a.svc.Stats)
 	for _, l := range a.listeners {
 		switch l.service {
 		case "Table":
 			l.http = tableSrv.NewHTTPServer()
 		case "Queue":
-			l.http = queuewire.New(queuewire.Options{Service: a.qsv, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow}).NewHTTPServer()
+			qsrv := queuewire.New(queuewire.Options{Service: a.qsv, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow,
+				Metrics: o.metrics, OAuth: cfg.OAuth == "basic"})
+			o.dropCaches = append(o.dropCaches, qsrv.DropCaches)
+			l.http = qsrv.NewHTTPServer()
 		}
+		o.serveStorage(strings.ToLower(l.service), l.http)
 		go func() { a.served <- l.http.Serve(l.ln) }()
 	}
+	a.serveAdmin()
 	if cfg.PprofAddr != "" {
 		a.startPprof(cfg.PprofAddr)
 	}
@@ -128,25 +151,27 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 
 // openEngine opens the engine cfg selects: PostgreSQL when PostgresURL is set (no data
 // directory is claimed: the database is shared), else Pebble in the claimed data directory
-// (or in memory).
-func (a *App) openEngine(ctx context.Context) (store.Store, error) {
+// (or in memory). dir is where the TLS material lives: the data directory, or (on the shared
+// engine, which claims none) cfg.DataDir.
+func (a *App) openEngine(ctx context.Context) (_ store.Store, dir string, _ error) {
 	cfg := a.cfg
 	if cfg.PostgresURL != "" {
-		return openPostgres(ctx, cfg, a.log)
+		db, err := openPostgres(ctx, cfg, a.log)
+		return db, cfg.DataDir, err
 	}
-	dir := cfg.DataDir
+	dir = cfg.DataDir
 	if !cfg.InMemory {
 		claim, err := datadir.Acquire(cfg.DataDir)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		a.claim, dir = claim, claim.Dir()
 	}
 	db, err := pebblestore.Open(pebblestore.Options{Dir: dir, InMemory: cfg.InMemory, Logger: a.log, GroupCommitWindow: cfg.GroupCommitWindow})
 	if err != nil {
-		return nil, fmt.Errorf("open engine in %s: %w", dir, err)
+		return nil, "", fmt.Errorf("open engine in %s: %w", dir, err)
 	}
-	return db, nil
+	return db, dir, nil
 }
 
 // startupWait is how long start-up waits for an unreachable database.
@@ -200,6 +225,10 @@ func listen(host string, sp listenSpec) (net.Listener, error) {
 	return nil, fmt.Errorf("%s service: cannot listen on %s: %w", sp.service, addr, err)
 }
 
+// Engine is the Pebble engine the App opened (for diagnostics and tests); nil on the
+// PostgreSQL engine.
+func (a *App) Engine() *pebblestore.DB { return a.pebble }
+
 // Partitions is the partition layer: its Handler is the admin API of partitions and faults.
 func (a *App) Partitions() *partition.Layer { return a.parts }
 
@@ -209,7 +238,7 @@ func (a *App) startPprof(addr string) {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	// The partition layer's JSON API, until the admin listener serves it.
+	// The partition layer's JSON API, also on the admin listener.
 	mux.Handle("/partitions", a.parts.Handler())
 	mux.Handle("/faults", a.parts.Handler())
 	a.pprof = &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -224,6 +253,9 @@ func (a *App) startPprof(addr string) {
 func (a *App) abort() {
 	for _, l := range a.listeners {
 		_ = l.ln.Close()
+	}
+	if a.adminLn != nil {
+		_ = a.adminLn.Close()
 	}
 	if a.qsv != nil {
 		a.qsv.Close()
@@ -291,6 +323,9 @@ func (a *App) close(ctx context.Context) error {
 		})
 	}
 	wg.Wait()
+	if err := a.closeAdmin(ctx); err != nil {
+		errs = append(errs, err)
+	}
 	if a.pprof != nil {
 		_ = a.pprof.Close()
 	}

@@ -28,7 +28,11 @@ type Endpoint struct {
 func (a *App) Endpoints() []Endpoint {
 	eps := make([]Endpoint, 0, len(a.listeners))
 	for _, l := range a.listeners {
-		eps = append(eps, endpointOf(l.service, a.cfg.Host, l.ln.Addr()))
+		ep := endpointOf(l.service, a.cfg.Host, l.ln.Addr())
+		if a.tls != nil {
+			ep.URL = "https" + strings.TrimPrefix(ep.URL, "http")
+		}
+		eps = append(eps, ep)
 	}
 	return eps
 }
@@ -65,7 +69,11 @@ func (a *App) ConnectionAccount() auth.Account {
 // otherwise it is a placeholder, since keys are never printed.
 func ConnectionString(account auth.Account, eps []Endpoint) string {
 	var b strings.Builder
-	b.WriteString("DefaultEndpointsProtocol=http;AccountName=")
+	protocol := "http"
+	if len(eps) > 0 && strings.HasPrefix(eps[0].URL, "https:") {
+		protocol = "https"
+	}
+	b.WriteString("DefaultEndpointsProtocol=" + protocol + ";AccountName=")
 	b.WriteString(account.Name)
 	b.WriteString(";AccountKey=")
 	if isDevKey(account) {
@@ -112,6 +120,12 @@ func (a *App) WriteStartup(w io.Writer, version string) {
 		names[i] = acc.Name
 	}
 	fmt.Fprintf(w, "  accounts %s\n", strings.Join(names, ", "))
+	if a.caPath != "" {
+		fmt.Fprintf(w, "  TLS      self-signed; clients must trust the CA in %s\n", a.caPath)
+	}
+	if addr := a.AdminAddr(); addr != nil {
+		fmt.Fprintf(w, "  admin    http://%s  (/healthz /readyz /metrics; tablo reset, tablo snapshot)\n", addr)
+	}
 	acc := a.ConnectionAccount()
 	fmt.Fprintf(w, "Connection string (%s):\n%s\n", acc.Name, ConnectionString(acc, eps))
 }
@@ -135,5 +149,11 @@ func (a *App) logStarted() {
 		names[i] = acc.Name
 	}
 	attrs = append(attrs, "accounts", strings.Join(names, ","))
+	if a.caPath != "" {
+		attrs = append(attrs, "tls_ca", a.caPath)
+	}
+	if addr := a.AdminAddr(); addr != nil {
+		attrs = append(attrs, "admin_url", "http://"+addr.String())
+	}
 	a.log.Info("tablo started", attrs...)
 }

@@ -249,6 +249,10 @@ type Error struct {
 	// Details are extra elements the XML envelope writes after Message (MaxLimit,
 	// QueryParameterName, ...), in order.
 	Details []Detail
+	// HTTPStatus, when set, replaces the code's status (Azure answers some codes with more
+	// than one: InvalidAuthenticationInfo is 400 for a bad Shared Key header, 401 for a bad
+	// bearer token).
+	HTTPStatus int
 }
 
 // Detail is one extra element of an XML error body.
@@ -280,7 +284,12 @@ func (e *Error) Message() string {
 }
 
 // Status is the HTTP status for the error.
-func (e *Error) Status() int { return e.Code.Status() }
+func (e *Error) Status() int {
+	if e.HTTPStatus != 0 {
+		return e.HTTPStatus
+	}
+	return e.Code.Status()
+}
 
 // From finds the *Error inside err. Anything that is not an Azure error becomes InternalError,
 // so an unexpected failure never leaks its text to clients.

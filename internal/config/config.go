@@ -59,6 +59,9 @@ type Config struct {
 	PostgresURL              string
 	PostgresPoolSize         int
 	PostgresStatementTimeout time.Duration
+
+	// Operations: TLS, OAuth and the admin listener (see ops.go).
+	Ops
 }
 
 // Defaults for the zero values a Config built in code may leave.
@@ -79,7 +82,7 @@ type Flag struct {
 
 // flags is the table of server flags, bound to c's fields; each Value sets its default.
 func (c *Config) flags() []Flag {
-	return []Flag{
+	return append([]Flag{
 		{"host", String(&c.Host, DefaultHost), "address to listen on; 0.0.0.0 or :: listens on every interface"},
 		{"table-port", Port(&c.TablePort, DefaultTablePort), "Table service port (0 picks a free one)"},
 		{"queue-port", Port(&c.QueuePort, DefaultQueuePort), "Queue service port (0 picks a free one)"},
@@ -100,7 +103,7 @@ func (c *Config) flags() []Flag {
 		{"postgres-pool-size", Parsed(&c.PostgresPoolSize, "0", "connections", parsePoolSize), "connections to the database; 0 = 4 per CPU, at least 8"},
 		{"postgres-statement-timeout", PositiveDuration(&c.PostgresStatementTimeout, 10*time.Second), "longest a database statement may run; requests past it answer OperationTimedOut"},
 		{"pprof", String(&c.PprofAddr, ""), "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (off when empty)"},
-	}
+	}, c.opsFlags()...)
 }
 
 // envExceptions are the variables not named by the rule: TABLO_POSTGRES_URL says what the
@@ -196,6 +199,7 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	if !c.InMemory && c.DataDir == "" {
 		errs = append(errs, errors.New("--data-dir must not be empty (or use --in-memory)"))
 	}
+	errs = append(errs, c.finishOps()...)
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, fmt.Errorf("config: %w", err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/tablo/tablo/internal/auth"
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/entity"
+	"github.com/tablo/tablo/internal/metrics"
 	"github.com/tablo/tablo/internal/store"
 )
 
@@ -46,6 +47,10 @@ type Options struct {
 	// SharedSettings: other processes write Settings too (a shared store), so the service
 	// properties are read from Settings on every use instead of cached.
 	SharedSettings bool
+	// Metrics, when set, records every request under the service's name.
+	Metrics *metrics.Metrics
+	// OAuth accepts Microsoft Entra ID bearer tokens (bearer.go).
+	OAuth bool
 }
 
 // DefaultRequestDateWindow is Azure's limit on a Shared Key request's date: older (or
@@ -78,6 +83,9 @@ type Pipeline struct {
 	// sharedSettings (then every use reads Settings).
 	props          propsCache
 	sharedSettings bool
+	// metrics records requests (nil: off); oauth accepts bearer tokens.
+	metrics *metrics.Service
+	oauth   bool
 }
 
 // New returns a Pipeline.
@@ -114,6 +122,10 @@ func New(o Options) *Pipeline {
 	for i := range o.Accounts {
 		p.accounts[o.Accounts[i].Name] = auth.NewVerifier(&o.Accounts[i])
 	}
+	if o.Metrics != nil {
+		p.metrics = o.Metrics.Service(strings.ToLower(p.svc.String()), operationNames())
+	}
+	p.oauth = o.OAuth
 	return p
 }
 
@@ -167,8 +179,10 @@ func (p *Pipeline) Recover(c *Call, recovered any, stack func() []byte) {
 	}
 }
 
-// LogRequest writes the one line per request: at info, or at error for a 5xx.
+// LogRequest writes the one line per request: at info, or at error for a 5xx. It also
+// records the request's metrics.
 func (p *Pipeline) LogRequest(c *Call, resource func() string) {
+	p.metrics.Observe(int(c.Op), c.Status, time.Since(c.Start), len(c.FC.Request.Body()), len(c.FC.Response.Body()))
 	level := slog.LevelInfo
 	if c.Status >= 500 && c.Status != http.StatusNotImplemented { // 501: the client asked for an unsupported feature
 		level = slog.LevelError
@@ -412,6 +426,11 @@ func (p *Pipeline) Authenticate(c *Call, t AuthTarget) (*auth.SAS, error) {
 		}
 		return sas, nil
 	}
+	if p.oauth {
+		if token, ok := cutBearer(authz); ok {
+			return nil, p.authenticateBearer(c, token)
+		}
+	}
 	// ResolveAccount took the request-target apart already.
 	req := auth.RequestInfo{
 		Method:    c.Method,
@@ -521,8 +540,8 @@ func (p *Pipeline) WriteError(c *Call, err error) {
 	// XML error; JSON has no such member, so there it is a line of the message, before
 	// RequestId and Time (which end every message).
 	detail := ""
-	if e.Code == azerr.AuthenticationFailed {
-		detail = auth.Detail(err)
+	if e.Code == azerr.AuthenticationFailed || e.Code == azerr.InvalidAuthenticationInfo && e.Status() == 401 {
+		detail = auth.Detail(err) // the 401 is a refused bearer token (bearer.go)
 	}
 	rp := &Reply{Status: e.Status(), ErrorCode: string(e.Code)}
 	if c.XMLErrors {

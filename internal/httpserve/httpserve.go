@@ -254,3 +254,10 @@ func (s *connSet) closeUnused() {
 		_ = c.Conn.Close() // unblocks fasthttp's read; its own Close then removes c
 	}
 }
+
+// OpenConns is the number of client connections open now.
+func (s *Server) OpenConns() int {
+	s.conns.mu.Lock()
+	defer s.conns.mu.Unlock()
+	return len(s.conns.conns)
+}

@@ -200,3 +200,44 @@ func FuzzBadFraming(f *testing.F) {
 		}
 	})
 }
+
+// TestShutdownWaitsForRequestInFlight: a connection whose request is still being served is
+// used, so closing the unused ones (as Shutdown does every 50 ms) leaves it alone, and
+// Shutdown returns only after the answer went out.
+func TestShutdownWaitsForRequestInFlight(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	s := &Server{HTTP: &fasthttp.Server{
+		Handler: func(fc *fasthttp.RequestCtx) {
+			close(entered)
+			<-release
+			fc.SetBodyString("done")
+		},
+		CloseOnShutdown: true,
+	}}
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	defer func() { <-served }()
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	<-entered
+	s.conns.closeUnused()
+	shut := make(chan error, 1)
+	go func() { shut <- s.Shutdown(context.Background()) }()
+	close(release)
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("request in flight during shutdown: %v %v", resp, err)
+	}
+	if err := <-shut; err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+}

@@ -224,3 +224,13 @@ func newReceipt() uint64 {
 	_, _ = rand.Read(b[:])
 	return binary.BigEndian.Uint64(b[:])
 }
+
+// DropCaches forgets what the service remembers about the store's contents (the catalog
+// cache, the visibility-index hints, the reaper's position), for when the contents are
+// replaced underneath it (a snapshot restore or a reset). The caller keeps every request out
+// meanwhile; the reaper may run, and starts over from the beginning of the expiry index.
+func (s *Service) DropCaches() {
+	s.catalog.Clear()
+	s.states.Clear()
+	s.reapFrom.Store(0)
+}

@@ -5,6 +5,7 @@
 package queuewire
 
 import (
+	"github.com/tablo/tablo/internal/metrics"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -34,6 +35,10 @@ type Options struct {
 	// RequestDateWindow is how far a Shared Key request's date may lie from Now (0: Azure's
 	// 15 minutes).
 	RequestDateWindow time.Duration
+	// Metrics, when set, records every request (service "queue"); OAuth accepts Microsoft
+	// Entra ID bearer tokens (package edge).
+	Metrics *metrics.Metrics
+	OAuth   bool
 }
 
 // Server is the Queue service's request handler.
@@ -47,9 +52,13 @@ func New(o Options) *Server {
 	return &Server{svc: o.Service, p: edge.New(edge.Options{
 		Service: auth.ServiceQueue, Accounts: o.Accounts, Logger: o.Logger, Now: o.Now,
 		Settings: o.Service, MinVersion: "2009-09-19", TooOldVersion: azerr.InvalidHeaderValue,
-		RequestDateWindow: o.RequestDateWindow,
+		RequestDateWindow: o.RequestDateWindow, Metrics: o.Metrics, OAuth: o.OAuth,
 	})}
 }
+
+// DropCaches forgets what the server caches about the store's contents (service
+// properties), for a snapshot restore or a reset; the caller keeps requests out meanwhile.
+func (s *Server) DropCaches() { s.p.DropCaches() }
 
 // NewHTTPServer returns the HTTP server of the Queue endpoint.
 func (s *Server) NewHTTPServer() *httpserve.Server { return s.p.NewHTTPServer(s.Handle, maxBody) }

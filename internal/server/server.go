@@ -22,6 +22,7 @@ import (
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/edge"
 	"github.com/tablo/tablo/internal/entity"
+	"github.com/tablo/tablo/internal/metrics"
 	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/table"
 )
@@ -42,6 +43,10 @@ type Options struct {
 	// RequestDateWindow is how far a Shared Key request's date may lie from Now (default
 	// DefaultRequestDateWindow, Azure's).
 	RequestDateWindow time.Duration
+	// Metrics, when set, records every request (service "table").
+	Metrics *metrics.Metrics
+	// OAuth accepts Microsoft Entra ID bearer tokens (package edge).
+	OAuth bool
 }
 
 // DefaultRequestDateWindow is Azure's limit on a Shared Key request's date: older (or
@@ -86,9 +91,14 @@ func New(o Options) *Server {
 		Service: auth.ServiceTable, Accounts: o.Accounts, Logger: o.Logger, Now: o.Now,
 		Settings: o.Service, MinVersion: "2013-08-15", TooOldVersion: azerr.JSONFormatNotSupported,
 		RequestDateWindow: o.RequestDateWindow, SharedSettings: o.Service.Shared(),
+		Metrics: o.Metrics, OAuth: o.OAuth,
 	})
 	return s
 }
+
+// DropCaches forgets what the server caches about the store's contents (service
+// properties), for a snapshot restore or a reset; the caller keeps requests out meanwhile.
+func (s *Server) DropCaches() { s.p.DropCaches() }
 
 // call is one request in flight: the pipeline's Call plus what the Table service decodes.
 type call struct {

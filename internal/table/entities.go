@@ -165,7 +165,7 @@ func (s *Service) batch(ctx context.Context, account, tableName string, t Table,
 	pk := ops[0].Entity.PartitionKey
 	locks := []store.Lock{{Name: tableLock(t.ID), Shared: true}, {Name: partitionLock(t.ID, pk)}}
 	results := make([]Result, len(ops))
-	err := s.st.Update(ctx, locks, func(tx store.Txn) error {
+	update := func(tx store.Txn) error {
 		// The table may have been deleted between the lookup and taking its lock. On a
 		// shared store the catalog record is read with the entities, in one lookup (one
 		// round trip), and checked before anything else the lookup found.
@@ -175,7 +175,10 @@ func (s *Service) batch(ctx context.Context, account, tableName string, t Table,
 		} else if err := s.checkTableLive(tx, account, tableName, t.ID); err != nil {
 			return err
 		}
-		ticks := s.nextTicks()
+		ticks, ok := s.nextTicks()
+		if !ok {
+			return errPastFloor
+		}
 		written := make([][]byte, len(ops))
 		for i := range ops {
 			written[i] = keys.Entity(t.ID, pk, ops[i].Entity.RowKey)
@@ -210,7 +213,16 @@ func (s *Service) batch(ctx context.Context, account, tableName string, t Table,
 			s.cols.NoteWrites(t.ID, written)
 		}
 		return nil
-	})
+	}
+	var err error
+	for attempt := 0; ; attempt++ {
+		if err := s.reserveTicks(ctx, floorReserve<<min(attempt, 10)); err != nil {
+			return nil, err
+		}
+		if err = s.st.Update(ctx, locks, update); !errors.Is(err, errPastFloor) {
+			break
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("table: write %s: %w", tableName, err)
 	}

@@ -106,6 +106,7 @@ func (s *Service) QueryEntities(ctx context.Context, account, tableName string, 
 	residual := plan.Residual
 	if props := cacheableFilter(plan); props != nil && s.cols != nil {
 		served, err := s.queryColumns(ctx, t.ID, spans, residual, props, limit, q.ElementJSON, deadline, visit, &info)
+		s.countColumnPage(served)
 		if served {
 			if errors.Is(err, errStopScan) {
 				err = nil

@@ -12,6 +12,10 @@
 package table
 
 import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -20,6 +24,7 @@ import (
 
 	"github.com/tablo/tablo/internal/colcache"
 	"github.com/tablo/tablo/internal/entity"
+	"github.com/tablo/tablo/internal/keys"
 	"github.com/tablo/tablo/internal/store"
 )
 
@@ -46,6 +51,12 @@ type Service struct {
 	budget time.Duration
 	// lastTicks makes Timestamps strictly increasing within this process.
 	lastTicks atomic.Int64
+	// floor is a tick value stored in the engine (keys.Meta(clockFloorKey)) that is above
+	// every Timestamp handed out, so that after a restart Timestamps continue above those
+	// of the previous run even when the clock went back (a deleted and re-inserted entity
+	// must not get an ETag it had before). 0 until loaded; floorMu serialises raising it.
+	floorMu sync.Mutex
+	floor   atomic.Int64
 	// catalog caches table lookups; dead holds the ids of tables deleted by this process.
 	// Table ids are never reused, and Delete Table marks its id dead while it holds the
 	// table's lock exclusively, so a writer that checks under the shared lock never trusts a
@@ -67,6 +78,10 @@ type Service struct {
 	shared bool
 	// drops purges the entities of deleted tables in the background (drop.go).
 	drops *dropper
+	// colOpts rebuilds cols when DropCaches empties it.
+	colOpts colcache.Options
+	// colHits and colMisses count filtered-scan pages the column cache served or not.
+	colHits, colMisses atomic.Uint64
 }
 
 // New returns a Service over st. The caller keeps ownership of st.
@@ -90,7 +105,8 @@ func New(st store.Store, o Options) *Service {
 		o.ColumnCacheBytes = 0
 	}
 	if o.ColumnCacheBytes > 0 {
-		s.cols = colcache.New(colcache.Options{MaxBytes: o.ColumnCacheBytes, BuildAfter: o.ColumnCacheBuildAfter, Logger: o.Logger}, s.freezeTable)
+		s.colOpts = colcache.Options{MaxBytes: o.ColumnCacheBytes, BuildAfter: o.ColumnCacheBuildAfter, Logger: o.Logger}
+		s.cols = colcache.New(s.colOpts, s.freezeTable)
 	}
 	return s
 }
@@ -108,16 +124,74 @@ func (s *Service) Close() {
 // unvalidated cache of what it holds.
 func (s *Service) Shared() bool { return s != nil && s.shared }
 
-// nextTicks returns a DateTime tick value greater than any returned before.
-func (s *Service) nextTicks() int64 {
+// nextTicks returns a DateTime tick value greater than any returned before, by this process
+// or (through the stored floor) an earlier one. ok is false when the value would pass the
+// stored floor: the caller must call reserveTicks outside its transaction and try again.
+func (s *Service) nextTicks() (ticks int64, ok bool) {
 	now := entity.Ticks(s.now())
 	for {
 		last := s.lastTicks.Load()
 		next := max(now, last+1)
+		if next > s.floor.Load() {
+			return 0, false
+		}
 		if s.lastTicks.CompareAndSwap(last, next) {
-			return next
+			return next, true
 		}
 	}
+}
+
+const (
+	clockFloorKey = "clock-floor"
+	// floorReserve is how far ahead of the clock the stored floor is raised: it is written
+	// about once per floorReserve/2 under steady writes, and after a restart Timestamps may
+	// run up to floorReserve ahead of the clock until it catches up.
+	floorReserve = int64(2 * time.Second / 100) // DateTime ticks are 100 ns
+)
+
+// errPastFloor makes Batch reserve further ahead and retry (the write waited for its locks
+// longer than the reserve lasted).
+var errPastFloor = errors.New("table: timestamp past the stored floor")
+
+// reserveTicks makes sure the stored floor is at least ahead/2 past the next Timestamp,
+// raising it to ahead past it when not. It is called outside any transaction (it may run
+// its own Update); the first call loads the floor of the previous run.
+func (s *Service) reserveTicks(ctx context.Context, ahead int64) error {
+	want := func() int64 { return max(entity.Ticks(s.now()), s.lastTicks.Load()+1) + ahead/2 }
+	if want() <= s.floor.Load() {
+		return nil
+	}
+	s.floorMu.Lock()
+	defer s.floorMu.Unlock()
+	if s.floor.Load() == 0 {
+		v, err := s.st.Get(ctx, keys.Meta(clockFloorKey))
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("table: load clock floor: %w", err)
+		}
+		if len(v) == 8 {
+			// Every Timestamp of the previous run is at most the floor it stored.
+			stored := int64(binary.BigEndian.Uint64(v))
+			for {
+				last := s.lastTicks.Load()
+				if last >= stored || s.lastTicks.CompareAndSwap(last, stored) {
+					break
+				}
+			}
+		}
+	}
+	w := want()
+	if w <= s.floor.Load() {
+		return nil
+	}
+	f := w + ahead/2
+	err := s.st.Update(ctx, []store.Lock{{Name: clockFloorKey}}, func(tx store.Txn) error {
+		return tx.Set(keys.Meta(clockFloorKey), binary.BigEndian.AppendUint64(nil, uint64(f)))
+	})
+	if err != nil {
+		return fmt.Errorf("table: store clock floor: %w", err)
+	}
+	s.floor.Store(f)
+	return nil
 }
 
 func catalogKey(account, name string) string { return account + "\x00" + strings.ToLower(name) }

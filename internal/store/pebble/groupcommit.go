@@ -23,6 +23,7 @@ type groupCommit struct {
 	writers atomic.Int64 // Updates between apply and the end of their sync wait
 	peak    atomic.Int64 // most writers in flight at once since the last sync
 	recent  atomic.Int64 // peak, decaying by one per sync
+	waits   atomic.Int64 // syncs told to wait for the window (diagnostics and tests)
 }
 
 // enter records a writer about to apply its batch.
@@ -50,6 +51,7 @@ func (g *groupCommit) interval() time.Duration {
 	r := max(p, g.recent.Load()-1)
 	g.recent.Store(r)
 	if r > g.minWriters {
+		g.waits.Add(1)
 		return g.window
 	}
 	return 0

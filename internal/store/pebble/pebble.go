@@ -76,7 +76,17 @@ const defaultCacheSize = 32 << 20
 
 // DB is a store.Store backed by Pebble.
 type DB struct {
-	db     *pebble.DB
+	// db is replaced by Restore while inflight is held exclusively.
+	db      *pebble.DB
+	dir     string
+	fs      vfs.FS                 // the file system under d.dir (no WAL prefill wrapper)
+	opts    func() *pebble.Options // fresh options for each open
+	commits atomic.Uint64          // synced Updates (see Stats)
+	// statsBase holds the counters of Pebble instances closed by restores.
+	statsMu   sync.Mutex
+	statsBase Stats
+	// snapMu serializes the snapshot operations (save, delete, restore) with each other.
+	snapMu sync.Mutex
 	locks  *stripelock.Table
 	closed atomic.Bool
 	// inflight lets Close wait for running Updates and Scans before closing Pebble.
@@ -102,14 +112,53 @@ func Open(o Options) (*DB, error) {
 	if o.GroupCommitMinWriters <= 0 {
 		o.GroupCommitMinWriters = 2 * runtime.GOMAXPROCS(0)
 	}
+	d := &DB{locks: stripelock.New(), dir: o.Dir}
+	d.group.minWriters = int64(o.GroupCommitMinWriters)
+	if o.GroupCommitWindow > 0 {
+		d.group.window = o.GroupCommitWindow
+	}
+	switch {
+	case o.FS != nil:
+		d.fs = o.FS
+	case o.InMemory:
+		d.fs = vfs.NewMem()
+		d.dir = ""
+	default:
+		d.fs = vfs.Default
+	}
+	d.opts = func() *pebble.Options { return d.pebbleOptions(o) }
+	if err := d.finishRestore(); err != nil {
+		return nil, err
+	}
+	if err := d.open(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// open opens Pebble in d.dir with fresh options.
+func (d *DB) open() error {
+	opts := d.opts()
+	db, err := pebble.Open(d.dir, opts)
+	opts.Cache.Unref() // the DB holds its own reference
+	if err != nil {
+		return fmt.Errorf("pebble: open %q: %w", d.dir, err)
+	}
+	d.db = db
+	return nil
+}
+
+// pebbleOptions builds the options of one pebble.Open (each needs its own cache: a closed DB
+// releases its reference).
+func (d *DB) pebbleOptions(o Options) *pebble.Options {
 	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	cache := pebble.NewCache(o.CacheSize)
 	opts := &pebble.Options{
-		Cache:  cache,
+		Cache:  pebble.NewCache(o.CacheSize),
 		Logger: pebbleLogger{logger},
+		FS:     d.fs,
 	}
 	// With entities of ~1 KiB, Pebble's default 4 KiB blocks hold three or four each, and once a
 	// table outgrows the block cache a scan pays a cache insert, an eviction and a read syscall
@@ -125,32 +174,15 @@ func Open(o Options) (*DB, error) {
 	// of the level below when writers spread over partitions), but restarts after kill -9
 	// under writes at 1 M entities got slower and erratic: 59-386 ms and once 1,123 ms to the
 	// first query, against 47-85 ms with 4 (docs/scale.md). The restart bar wins.
-	dir := o.Dir
-	switch {
-	case o.FS != nil:
-		opts.FS = o.FS
-	case o.InMemory:
-		opts.FS = vfs.NewMem()
-		dir = ""
-	}
 	opts.EnsureDefaults() // the WAL prefill below needs the memtable size and the FS
 	if !o.InMemory {
 		// As much as Pebble preallocates for a WAL (110% of a memtable).
-		opts.FS = walPrefillFS{FS: opts.FS, size: int64(opts.MemTableSize) * 11 / 10}
+		opts.FS = walPrefillFS{FS: opts.FS, size: int64(opts.MemTableSize) * 11 / 10, dir: d.dir}
 	}
-	d := &DB{locks: stripelock.New()}
-	d.group.minWriters = int64(o.GroupCommitMinWriters)
-	if o.GroupCommitWindow > 0 {
-		d.group.window = o.GroupCommitWindow
+	if d.group.window > 0 {
 		opts.WALMinSyncInterval = d.group.interval
 	}
-	db, err := pebble.Open(dir, opts)
-	cache.Unref() // the DB holds its own reference
-	if err != nil {
-		return nil, fmt.Errorf("pebble: open %q: %w", dir, err)
-	}
-	d.db = db
-	return d, nil
+	return opts
 }
 
 // Get implements store.Store.
@@ -318,6 +350,7 @@ func (d *DB) Update(ctx context.Context, locks []store.Lock, fn func(tx store.Tx
 	if err := b.SyncWait(); err != nil {
 		return fmt.Errorf("pebble: sync: %w", err)
 	}
+	d.commits.Add(1)
 	return nil
 }
 
@@ -333,6 +366,12 @@ func (d *DB) Close() error {
 		return fmt.Errorf("pebble: close: %w", err)
 	}
 	return nil
+}
+
+// GroupCommit reports the group-commit window in force (0: syncs never wait) and how many
+// WAL syncs it has made wait so far, so that a caller can see the setting took effect.
+func (d *DB) GroupCommit() (window time.Duration, waits int64) {
+	return d.group.window, d.group.waits.Load()
 }
 
 // Metrics exposes Pebble's metrics (disk usage, compactions) for diagnostics.

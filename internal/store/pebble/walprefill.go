@@ -24,6 +24,9 @@ import (
 type walPrefillFS struct {
 	vfs.FS
 	size int64
+	// dir, when set, limits the prefill to WALs directly in it: a snapshot's copy of a WAL
+	// (in dir/snapshots/NAME) is never appended to, so zeros would only waste its disk.
+	dir string
 }
 
 // zeroChunk bounds the buffer used for prefilling.
@@ -32,7 +35,7 @@ const zeroChunk = 256 << 10
 // Create implements vfs.FS.
 func (fs walPrefillFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {
 	f, err := fs.FS.Create(name, category)
-	if err != nil || !strings.HasSuffix(name, ".log") {
+	if err != nil || !strings.HasSuffix(name, ".log") || (fs.dir != "" && fs.PathDir(name) != fs.PathDir(fs.PathJoin(fs.dir, "x"))) {
 		return f, err
 	}
 	if err := prefill(f, fs.size); err != nil {

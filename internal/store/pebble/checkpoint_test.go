@@ -1,0 +1,130 @@
+package pebble
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/tablo/tablo/internal/store"
+)
+
+func put(t *testing.T, d *DB, k, v string) {
+	t.Helper()
+	if err := d.Update(context.Background(), nil, func(tx store.Txn) error { return tx.Set([]byte(k), []byte(v)) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func get(t *testing.T, d *DB, k string) string {
+	t.Helper()
+	v, err := d.Get(context.Background(), []byte(k))
+	if errors.Is(err, store.ErrNotFound) {
+		return "<none>"
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(v)
+}
+
+func TestSnapshotSaveRestore(t *testing.T) {
+	for _, mem := range []bool{false, true} {
+		t.Run(map[bool]string{false: "disk", true: "memory"}[mem], func(t *testing.T) {
+			ctx := context.Background()
+			dir := t.TempDir()
+			d, err := Open(Options{Dir: dir, InMemory: mem})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			put(t, d, "a", "1")
+			if err := d.SaveSnapshot(ctx, "s1"); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.SaveSnapshot(ctx, "s1"); !errors.Is(err, ErrSnapshotExists) {
+				t.Fatalf("second save: %v", err)
+			}
+			if err := d.SaveSnapshot(ctx, "../x"); !errors.Is(err, ErrSnapshotName) {
+				t.Fatalf("bad name: %v", err)
+			}
+			put(t, d, "a", "2")
+			put(t, d, "b", "2")
+			if err := d.RestoreSnapshot(ctx, "s1"); err != nil {
+				t.Fatal(err)
+			}
+			if get(t, d, "a") != "1" || get(t, d, "b") != "<none>" {
+				t.Fatalf("after restore: a=%s b=%s", get(t, d, "a"), get(t, d, "b"))
+			}
+			// The snapshot survives writes after a restore, and restores again.
+			put(t, d, "a", "3")
+			if err := d.RestoreSnapshot(ctx, "s1"); err != nil {
+				t.Fatal(err)
+			}
+			if get(t, d, "a") != "1" {
+				t.Fatalf("second restore: a=%s", get(t, d, "a"))
+			}
+			if err := d.RestoreSnapshot(ctx, "nope"); !errors.Is(err, ErrSnapshotNotFound) {
+				t.Fatalf("restore missing: %v", err)
+			}
+			if names, err := d.Snapshots(); err != nil || !slices.Equal(names, []string{"s1"}) {
+				t.Fatalf("list: %v %v", names, err)
+			}
+			if err := d.DeleteSnapshot("s1"); err != nil {
+				t.Fatal(err)
+			}
+			if names, _ := d.Snapshots(); len(names) != 0 {
+				t.Fatalf("after delete: %v", names)
+			}
+			if err := d.DeleteAll(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if get(t, d, "a") != "<none>" {
+				t.Fatal("DeleteAll left a key")
+			}
+			if s := d.Stats(); s.Commits == 0 || s.WALSyncs == 0 && !mem {
+				t.Fatalf("stats: %+v", s)
+			}
+		})
+	}
+}
+
+// A restore interrupted after its marker was written is finished by the next Open.
+func TestRestoreFinishedAfterCrash(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	d, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, d, "a", "1")
+	if err := d.SaveSnapshot(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	put(t, d, "a", "2")
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, restoreMarker), []byte("s"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "other-tool.pid"), []byte("1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err = Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if get(t, d, "a") != "1" {
+		t.Fatalf("a=%s after an interrupted restore", get(t, d, "a"))
+	}
+	if _, err := os.Stat(filepath.Join(dir, restoreMarker)); !os.IsNotExist(err) {
+		t.Fatal("marker left behind")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "other-tool.pid")); err != nil {
+		t.Fatal("a file that is not Pebble's was removed")
+	}
+}
