@@ -185,6 +185,18 @@ func (s *Service) reserveTicks(ctx context.Context, ahead int64) error {
 	}
 	f := w + ahead/2
 	err := s.st.Update(ctx, []store.Lock{{Name: clockFloorKey}}, func(tx store.Txn) error {
+		// Processes sharing the store share the floor: one whose clock is behind must not
+		// lower what another stored (a later run of that one would start below its Timestamps).
+		v, err := tx.Get(keys.Meta(clockFloorKey))
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if len(v) == 8 {
+			if stored := int64(binary.BigEndian.Uint64(v)); stored >= f {
+				f = stored
+				return nil
+			}
+		}
 		return tx.Set(keys.Meta(clockFloorKey), binary.BigEndian.AppendUint64(nil, uint64(f)))
 	})
 	if err != nil {
