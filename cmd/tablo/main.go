@@ -181,6 +181,7 @@ func serve(ctx context.Context, args []string, env func(string) string, stdout, 
 	if err != nil {
 		return err
 	}
+	cfg.Version = fmt.Sprint(buildinfo.Read())
 	if env("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)
 	}

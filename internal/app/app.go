@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/tablo/tablo/internal/config"
+	"github.com/tablo/tablo/internal/console"
 	"github.com/tablo/tablo/internal/datadir"
 	"github.com/tablo/tablo/internal/httpserve"
 	"github.com/tablo/tablo/internal/metrics"
@@ -247,6 +248,52 @@ func (a *App) startPprof(addr string) {
 			a.log.Error("pprof", "err", err)
 		}
 	}()
+}
+
+// console builds the web console for the admin listener at addr. Beyond loopback it asks
+// for sign-in, and logs a start-up token that signs in.
+func (a *App) console(addr net.Addr) *console.Console {
+	cfg, log := a.cfg, a.log
+	host, _, _ := net.SplitHostPort(addr.String())
+	exposed := !isLoopbackHost(host)
+	engine := "pebble"
+	switch {
+	case cfg.PostgresURL != "":
+		engine = "postgres (shared)"
+	case cfg.InMemory:
+		engine = "pebble (in memory)"
+	}
+	o := console.Options{
+		Accounts: cfg.Accounts, TableURL: clientURL(a.ServiceAddr("table")), QueueURL: clientURL(a.ServiceAddr("queue")),
+		Partitions: a.parts.Handler(), Version: cfg.Version, Engine: engine, Started: time.Now(),
+		RequireLogin: exposed,
+	}
+	if exposed {
+		o.Token = console.NewToken()
+		log.Warn("web console reachable beyond loopback: sign in with an account key or this token", "addr", addr.String(), "token", o.Token)
+	}
+	return console.New(o)
+}
+
+// clientURL is how a client on this machine reaches a listener: at its own address, or on
+// loopback when it listens on every interface ("" when the service is not started).
+func clientURL(addr net.Addr) string {
+	if addr == nil {
+		return ""
+	}
+	host, port, _ := net.SplitHostPort(addr.String())
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+func isLoopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 // abort undoes a Start that failed part way.

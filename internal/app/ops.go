@@ -124,10 +124,15 @@ func (a *App) serveAdmin() {
 	}
 	ln := a.adminLn
 	mux := http.NewServeMux()
-	mux.Handle("/", admin.Handler(controller{a}, a.reg, a.log))
+	ah := admin.Handler(controller{a}, a.reg, a.log)
+	for _, p := range []string{"/healthz", "/readyz", "/metrics", "/reset", "/snapshots", "/snapshots/"} {
+		mux.Handle(p, ah)
+	}
 	// The partition layer's API (tablo partitions) is admin too.
 	mux.Handle("/partitions", a.parts.Handler())
 	mux.Handle("/faults", a.parts.Handler())
+	// Everything else is the web console.
+	mux.Handle("/", a.console(ln.Addr()))
 	a.admin = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	a.adminErr = make(chan error, 1)
 	go func() { a.adminErr <- a.admin.Serve(ln) }()

@@ -42,6 +42,8 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// PprofAddr, when set, serves net/http/pprof there (opt-in).
 	PprofAddr string
+	// Version is the server's version, as the console shows it (set by the command).
+	Version string
 	// GroupCommitWindow is how long a WAL sync may wait for more writers (negative = never).
 	GroupCommitWindow time.Duration
 	// ColumnCacheBytes is the memory budget of the filtered-scan column cache (0 = off).
