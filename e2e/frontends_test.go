@@ -355,6 +355,9 @@ func testDatabaseRestart(t *testing.T, bin string) {
 	url, dir, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
 	t.Cleanup(func() { _ = exec.Command("../scripts/pg-throwaway", "stop", dir).Run() })
 	fes := frontEnds(t, bin, url, 2)
+	for _, fe := range fes {
+		fe.expectServerErrors() // 503 ServerBusy while the database is down
+	}
 	if _, err := fes[0].service(t).CreateTable(ctx, "restart", nil); err != nil {
 		t.Fatal(err)
 	}
