@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
 
 	"github.com/tablo/tablo/internal/config"
 	"github.com/tablo/tablo/internal/store/postgres/pgtest"
@@ -38,6 +40,18 @@ func TestAdminOnPostgres(t *testing.T) {
 	if _, err := ac.SaveSnapshot(ctx, "base"); err == nil || !strings.Contains(err.Error(), "Pebble") {
 		t.Fatalf("snapshot save on PostgreSQL: %v, want a not-supported error naming Pebble", err)
 	}
+	// Blob data beyond the inline size is not stored on this engine: such an upload is 501
+	// NotImplemented, not a 500.
+	bc, err := azblob.NewClientWithSharedKeyCredential("http://"+s.app.ServiceAddr("blob").String()+"/"+devAccount+"/", mustBlobCred(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bc.CreateContainer(ctx, "pgblobs", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bc.UploadBuffer(ctx, "pgblobs", "b", make([]byte, 1<<20), nil); !bloberror.HasCode(err, "NotImplemented") {
+		t.Fatalf("blob upload on PostgreSQL: %v, want NotImplemented", err)
+	}
 	resp, err := http.Get(s.admin + "/snapshots")
 	if err != nil {
 		t.Fatal(err)
@@ -60,4 +74,13 @@ func countTables(t *testing.T, svc *aztables.ServiceClient) int {
 		n += len(page.Tables)
 	}
 	return n
+}
+
+func mustBlobCred(t *testing.T) *azblob.SharedKeyCredential {
+	t.Helper()
+	cred, err := azblob.NewSharedKeyCredential(devAccount, devKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cred
 }

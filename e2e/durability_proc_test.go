@@ -55,6 +55,7 @@ type tabloProc struct {
 	cmd      *exec.Cmd
 	endpoint string
 	addr     string
+	blobAddr string
 	// queueEndpoint is the Queue service's URL (on its own free port).
 	queueEndpoint string
 	stderr        *lockedBuffer
@@ -100,10 +101,12 @@ func startTabloWith(t *testing.T, bin string, flags ...string) (*tabloProc, time
 		exited: make(chan struct{}),
 	}
 	p.endpoint = "http://" + p.addr + "/" + devAccount
+	blobPort := freeLoopbackPort(t)
+	p.blobAddr = fmt.Sprintf("127.0.0.1:%d", blobPort)
 	queuePort := freeLoopbackPort(t)
 	p.queueEndpoint = fmt.Sprintf("http://127.0.0.1:%d/%s", queuePort, devAccount)
 	p.cmd = exec.Command(bin, append([]string{"--host", "127.0.0.1", "--table-port", strconv.Itoa(port),
-		"--queue-port", strconv.Itoa(queuePort), "--log-level", "warn", "--admin-port", "0"}, flags...)...)
+		"--queue-port", strconv.Itoa(queuePort), "--blob-port", strconv.Itoa(blobPort), "--log-level", "warn", "--admin-port", "0"}, flags...)...)
 	p.cmd.Stderr = p.stderr
 	p.cmd.Stdout = p.stderr
 	began := time.Now()

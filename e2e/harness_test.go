@@ -60,7 +60,7 @@ func startServerAt(t testing.TB, dir string) *testServer {
 func startServerArgs(t testing.TB, args ...string) *testServer {
 	t.Helper()
 	var stderr strings.Builder
-	base := []string{"--host", "127.0.0.1", "--table-port", "0", "--queue-port", "0", "--admin-port", "0", "--data-dir", t.TempDir()}
+	base := []string{"--host", "127.0.0.1", "--table-port", "0", "--queue-port", "0", "--blob-port", "0", "--admin-port", "0", "--data-dir", t.TempDir()}
 	cfg, err := config.Load(append(base, args...), func(string) string { return "" }, &stderr)
 	if err != nil {
 		t.Fatalf("config %q: %v %s", args, err, stderr.String())

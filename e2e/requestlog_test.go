@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 
 	"github.com/tablo/tablo/internal/app"
 	"github.com/tablo/tablo/internal/auth"
@@ -130,3 +132,50 @@ func TestRequestLogLine(t *testing.T) {
 }
 
 const slogDebug = slog.LevelDebug
+
+// TestRequestLogBlob: the Blob service writes the same request line, and a streamed body
+// is counted by its length without being buffered for the log.
+func TestRequestLogBlob(t *testing.T) {
+	var logs syncBuffer
+	cfg := config.Config{Host: "127.0.0.1", InMemory: true, Services: []string{"blob"}, Accounts: []auth.Account{auth.DevAccount()}}
+	a, err := app.Start(context.Background(), cfg, logging.New(&logs, logging.JSON, slog.LevelInfo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(context.Background())
+	ts := &testServer{app: a}
+	c := blobClient(t, ts)
+	ctx := context.Background()
+	if _, err := c.CreateContainer(ctx, "logged", nil); err != nil {
+		t.Fatal(err)
+	}
+	const size = 1 << 20 // above the 8 KiB the streaming server reads ahead
+	if _, err := c.UploadStream(ctx, "logged", "dir/b", bytes.NewReader(randomBytes(size, 1)), &azblob.UploadStreamOptions{BlockSize: size}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.DownloadStream(ctx, "logged", "dir/b", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := io.Copy(io.Discard, resp.Body); err != nil || n != size {
+		t.Fatalf("download: %d bytes, %v", n, err)
+	}
+	_ = resp.Body.Close()
+	time.Sleep(50 * time.Millisecond) // the last line is written after the response
+
+	var put, get map[string]any
+	for _, r := range logs.records(t, "request") {
+		switch {
+		case r["operation"] == "WriteBlob" && r["bytes_in"] == float64(size):
+			put = r
+		case r["operation"] == "ReadBlob" && r["status"] == 200.0:
+			get = r
+		}
+	}
+	if put == nil || put["service"] != "blob" || put["resource"] != "logged/dir/b" || put["account"] != devAccount {
+		t.Errorf("no Put Blob line with the body's size: %v", logs.records(t, "request"))
+	}
+	if get == nil || get["bytes_out"] != float64(size) || get["resource"] != "logged/dir/b" {
+		t.Errorf("Get Blob line: %v", get)
+	}
+}

@@ -79,11 +79,16 @@ func pythonReady(*testing.T) string {
 }
 
 func runCompatProgram(t *testing.T, connString string, argv []string) {
+	runCompatProgramEnv(t, "TABLO_CONNECTION_STRING="+connString, argv)
+}
+
+// runCompatProgramEnv runs a compatibility program with one extra environment variable.
+func runCompatProgramEnv(t *testing.T, env string, argv []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = sdkCompatDir
-	cmd.Env = append(os.Environ(), "TABLO_CONNECTION_STRING="+connString)
+	cmd.Env = append(os.Environ(), env)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

@@ -297,7 +297,7 @@ mkdir -p "$(dirname "$OUT")"
 		"and other work may have run at the same time: compare the per-CPU-second columns and ratios" \
 		"rather than wall-clock rates."
 	echo
-	echo "Each size runs on a fresh durable server (\`tablo --data-dir DIR --host 127.0.0.1 --table-port $PORT --log-level warn\`)" \
+	echo "Each size runs on a fresh durable server (\`tablo --data-dir DIR --host 127.0.0.1 --table-port $PORT --services table --log-level warn\`)" \
 		"and one table holding N entities in one partition; each entity has a $ENTITY_SIZE-character" \
 		"random Data string (\`--unique-data\`: incompressible, so on-disk size is that of real data)," \
 		"a Category (1% match the scan's filter) and an Int32, ~1.1 KiB as JSON."

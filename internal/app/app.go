@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tablo/tablo/internal/blob"
+	"github.com/tablo/tablo/internal/blobwire"
 	"github.com/tablo/tablo/internal/config"
 	"github.com/tablo/tablo/internal/console"
 	"github.com/tablo/tablo/internal/datadir"
@@ -44,6 +46,7 @@ type App struct {
 	pebble    *pebblestore.DB // db when it is Pebble (snapshots, engine metrics), else nil
 	svc       *table.Service
 	qsv       *queue.Service
+	blob      *blob.Service // nil when the Blob service is not started
 	parts     *partition.Layer
 	listeners []*listener
 	pprof     *http.Server
@@ -75,6 +78,7 @@ func services(cfg config.Config) []listenSpec {
 	for _, sp := range []listenSpec{
 		{"Table", cfg.TablePort, "--table-port"},
 		{"Queue", cfg.QueuePort, "--queue-port"},
+		{"Blob", cfg.BlobPort, "--blob-port"},
 	} {
 		if cfg.Starts(strings.ToLower(sp.service)) {
 			out = append(out, sp)
@@ -137,6 +141,12 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 				Metrics: o.metrics, OAuth: cfg.OAuth == "basic"})
 			o.dropCaches = append(o.dropCaches, qsrv.DropCaches)
 			l.http = qsrv.NewHTTPServer()
+		case "Blob":
+			a.blob = blob.New(db, blob.Options{Logger: log})
+			bsrv := blobwire.New(blobwire.Options{Service: a.blob, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow,
+				Metrics: o.metrics, OAuth: cfg.OAuth == "basic"})
+			o.dropCaches = append(o.dropCaches, bsrv.DropCaches)
+			l.http = bsrv.NewHTTPServer()
 		}
 		o.serveStorage(strings.ToLower(l.service), l.http)
 		go func() { a.served <- l.http.Serve(l.ln) }()
@@ -310,6 +320,9 @@ func (a *App) abort() {
 	if a.svc != nil {
 		a.svc.Close()
 	}
+	if a.blob != nil {
+		a.blob.Close()
+	}
 	if a.db != nil {
 		_ = a.db.Close()
 	}
@@ -321,18 +334,11 @@ func (a *App) abort() {
 // Addr is the Table service's listening address (nil when it is not started).
 func (a *App) Addr() net.Addr { return a.ServiceAddr("table") }
 
-// ServiceAddr is the listening address of a started service ("table", "queue"), or nil.
+// ServiceAddr is the listening address of a started service ("table", "queue", "blob"), or nil.
 func (a *App) ServiceAddr(service string) net.Addr {
-	if l := a.listener(service); l != nil {
-		return l.ln.Addr()
-	}
-	return nil
-}
-
-func (a *App) listener(service string) *listener {
 	for _, l := range a.listeners {
 		if strings.EqualFold(l.service, service) {
-			return l
+			return l.ln.Addr()
 		}
 	}
 	return nil
@@ -378,6 +384,9 @@ func (a *App) close(ctx context.Context) error {
 	}
 	a.qsv.Close()
 	a.svc.Close()
+	if a.blob != nil {
+		a.blob.Close()
+	}
 	if err := a.db.Close(); err != nil {
 		errs = append(errs, err)
 	}

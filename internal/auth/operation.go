@@ -83,6 +83,9 @@ func (op Operation) String() string {
 	if op > 0 && int(op) < len(operationNames) {
 		return operationNames[op]
 	}
+	if op >= ListContainers && op < blobOpsEnd {
+		return blobOperationNames[op-ListContainers]
+	}
 	return fmt.Sprintf("Operation(%d)", int(op))
 }
 

@@ -22,13 +22,13 @@ func (s *SAS) Authorize(op Operation, table string) error {
 	if !s.verified {
 		return authFailed("SAS used before verification")
 	}
-	if op <= 0 || int(op) >= len(sasRules) {
+	rule, ok := ruleOf(op)
+	if !ok {
 		return fail(azerr.AuthorizationFailure, "unknown operation "+op.String())
 	}
 	if op == Preflight {
 		return nil
 	}
-	rule := sasRules[op]
 	if s.Kind == AccountSAS {
 		return s.authorizeAccount(op, rule)
 	}

@@ -29,7 +29,7 @@ type Config struct {
 	// QueuePort and BlobPort are the other services' ports (0 picks a free one).
 	QueuePort int
 	BlobPort  int
-	// Services lists the services to start ("table", "queue"); empty means every service
+	// Services lists the services to start ("table", "queue", "blob"); empty means every service
 	// this build has (Available).
 	Services []string
 	DataDir  string
@@ -88,7 +88,7 @@ func (c *Config) flags() []Flag {
 		{"host", String(&c.Host, DefaultHost), "address to listen on; 0.0.0.0 or :: listens on every interface"},
 		{"table-port", Port(&c.TablePort, DefaultTablePort), "Table service port (0 picks a free one)"},
 		{"queue-port", Port(&c.QueuePort, DefaultQueuePort), "Queue service port (0 picks a free one)"},
-		{"blob-port", Port(&c.BlobPort, DefaultBlobPort), "Blob service port, used once the Blob service exists (0 picks a free one)"},
+		{"blob-port", Port(&c.BlobPort, DefaultBlobPort), "Blob service port (0 picks a free one)"},
 		{"services", Parsed(&c.Services, strings.Join(Available, ","), "list", parseServices), "comma-separated services to start: " + strings.Join(Available, ", ") + "; a service not started has its port closed"},
 		{"data-dir", String(&c.DataDir, "./tablo-data"), "directory of the durable engine's data"},
 		{"in-memory", Bool(&c.InMemory, false), "keep data in memory only; nothing survives a restart"},
@@ -121,9 +121,8 @@ func parsePoolSize(s string) (int, error) {
 	return n, nil
 }
 
-// Available lists the services this build can start, in start-up order. Blob has its
-// port setting already; it joins this list when the service exists.
-var Available = []string{"table", "queue"}
+// Available lists the services this build can start, in start-up order.
+var Available = []string{"table", "queue", "blob"}
 
 // known lists every service name --services accepts in some build.
 var known = []string{"table", "queue", "blob"}

@@ -97,7 +97,7 @@ func TestPostgresFlags(t *testing.T) {
 
 func TestServicesAndPorts(t *testing.T) {
 	c, err := Load(nil, env(nil), io.Discard)
-	if err != nil || c.QueuePort != 10001 || c.BlobPort != 10000 || !c.Starts("table") || c.Starts("blob") {
+	if err != nil || c.QueuePort != 10001 || c.BlobPort != 10000 || !c.Starts("table") || !c.Starts("queue") || !c.Starts("blob") {
 		t.Fatalf("defaults: %+v %v", c, err)
 	}
 	for _, name := range Available {
@@ -117,7 +117,11 @@ func TestServicesAndPorts(t *testing.T) {
 	if err != nil || c.Starts("table") || !c.Starts("queue") {
 		t.Fatalf("queue only: %+v %v", c, err)
 	}
-	for _, bad := range []string{"table,table", "files", "", "blob"} {
+	c, err = Load([]string{"--services", "blob,table"}, env(nil), io.Discard)
+	if err != nil || !c.Starts("table") || c.Starts("queue") || !c.Starts("blob") {
+		t.Fatalf("blob and table: %+v %v", c, err)
+	}
+	for _, bad := range []string{"table,table", "files", ""} {
 		if _, err := Load([]string{"--services", bad}, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "--services") {
 			t.Errorf("--services %q: %v", bad, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -91,16 +92,44 @@ func MethodString(m []byte) string {
 
 // Header reads request headers by name (case-insensitively). The strings it returns are
 // copies, safe to keep after the request. It satisfies auth.Header and auth.HeaderLister.
-type Header struct{ H *fasthttp.RequestHeader }
+type Header struct {
+	H *fasthttp.RequestHeader
+	// Fold is set when the server keeps header names as sent (a service that must echo
+	// metadata names in their case, Blob): lookups then compare names case-insensitively.
+	Fold bool
+}
+
+// Peek returns the first value of key (valid until the request ends).
+func (r Header) Peek(key string) []byte {
+	v := r.H.Peek(key)
+	if len(v) > 0 || !r.Fold {
+		return v
+	}
+	for k, v := range r.H.All() {
+		if strings.EqualFold(string(k), key) {
+			return v
+		}
+	}
+	return nil
+}
 
 // Get returns the first value of key, or "".
-func (r Header) Get(key string) string { return string(r.H.Peek(key)) }
+func (r Header) Get(key string) string { return string(r.Peek(key)) }
 
 // Has reports whether key is present with a non-empty value.
-func (r Header) Has(key string) bool { return len(r.H.Peek(key)) > 0 }
+func (r Header) Has(key string) bool { return len(r.Peek(key)) > 0 }
 
 // Values returns every value of key in order (nil when absent).
 func (r Header) Values(key string) []string {
+	if r.Fold {
+		var out []string
+		for k, v := range r.H.All() {
+			if strings.EqualFold(string(k), key) {
+				out = append(out, string(v))
+			}
+		}
+		return out
+	}
 	all := r.H.PeekAll(key)
 	if len(all) == 0 {
 		return nil

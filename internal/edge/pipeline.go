@@ -47,6 +47,9 @@ type Options struct {
 	// SharedSettings: other processes write Settings too (a shared store), so the service
 	// properties are read from Settings on every use instead of cached.
 	SharedSettings bool
+	// KeepHeaderCase keeps request header names as sent (the streaming server for Blob,
+	// which echoes metadata names in their case); lookups then fold case.
+	KeepHeaderCase bool
 	// Metrics, when set, records every request under the service's name.
 	Metrics *metrics.Metrics
 	// OAuth accepts Microsoft Entra ID bearer tokens (bearer.go).
@@ -74,6 +77,7 @@ type Pipeline struct {
 	settings Settings
 	minVer   string
 	tooOld   azerr.Code
+	keepCase bool
 	// dateWindow bounds a Shared Key request's date around now.
 	dateWindow time.Duration
 	// Request ids: a random per-process prefix and a counter, formatted like Azure's GUIDs.
@@ -106,14 +110,14 @@ func New(o Options) *Pipeline {
 	_, _ = rand.Read(rnd[:])
 	h := hex.EncodeToString(rnd[:])
 	p := &Pipeline{
-		svc:      o.Service,
-		accounts: map[string]*auth.Verifier{},
-		log:      o.Logger,
-		now:      o.Now,
-		settings: o.Settings,
-		minVer:   o.MinVersion,
-		tooOld:   o.TooOldVersion,
-
+		svc:        o.Service,
+		accounts:   map[string]*auth.Verifier{},
+		log:        o.Logger,
+		now:        o.Now,
+		settings:   o.Settings,
+		minVer:     o.MinVersion,
+		tooOld:     o.TooOldVersion,
+		keepCase:   o.KeepHeaderCase,
 		dateWindow: o.RequestDateWindow,
 		idPrefix:   h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-",
 
@@ -159,7 +163,7 @@ func (p *Pipeline) Begin(c *Call, fc *fasthttp.RequestCtx) {
 	*c = Call{
 		FC: fc, Ctx: context.Background(), RequestID: p.newRequestID(), Start: time.Now(),
 		Method: MethodString(fc.Method()), Host: string(fc.Host()),
-		Header:    Header{&fc.Request.Header},
+		Header:    Header{H: &fc.Request.Header, Fold: p.keepCase},
 		XMLErrors: p.svc != auth.ServiceTable,
 	}
 	// The request-target as sent, still percent-encoded: signatures are computed over it,
@@ -182,7 +186,7 @@ func (p *Pipeline) Recover(c *Call, recovered any, stack func() []byte) {
 // LogRequest writes the one line per request: at info, or at error for a 5xx. It also
 // records the request's metrics.
 func (p *Pipeline) LogRequest(c *Call, resource func() string) {
-	p.metrics.Observe(int(c.Op), c.Status, time.Since(c.Start), len(c.FC.Request.Body()), len(c.FC.Response.Body()))
+	p.metrics.Observe(int(c.Op), c.Status, time.Since(c.Start), bytesIn(c), bytesOut(c))
 	level := slog.LevelInfo
 	if c.Status >= 500 && c.Status != http.StatusNotImplemented { // 501: the client asked for an unsupported feature
 		level = slog.LevelError
@@ -206,8 +210,8 @@ func (p *Pipeline) LogRequest(c *Call, resource func() string) {
 		slog.Int("status", c.Status),
 		slog.String("error_code", c.ErrCode),
 		slog.Float64("duration_ms", float64(time.Since(c.Start).Microseconds())/1000),
-		slog.Int("bytes_in", len(c.FC.Request.Body())),
-		slog.Int("bytes_out", len(c.FC.Response.Body())),
+		slog.Int("bytes_in", bytesIn(c)),
+		slog.Int("bytes_out", bytesOut(c)),
 		slog.String("client", c.FC.RemoteAddr().String()),
 		slog.String("user_agent", string(c.FC.UserAgent())),
 		slog.String("request_id", c.RequestID),
@@ -220,11 +224,29 @@ func (p *Pipeline) LogRequest(c *Call, resource func() string) {
 	p.log.LogAttrs(c.Ctx, level, "request", attrs[:n]...)
 }
 
+// bytesIn is the request body's size for the log. A streamed body (Blob) is never read
+// here: Body() would buffer the rest of the stream, so its declared length stands in.
+func bytesIn(c *Call) int {
+	if c.FC.Request.IsBodyStream() {
+		return max(c.FC.Request.Header.ContentLength(), 0)
+	}
+	return len(c.FC.Request.Body())
+}
+
+// bytesOut is the response body's size for the log; a streamed download is counted by its
+// Content-Length, since Body() would read the whole stream into memory.
+func bytesOut(c *Call) int {
+	if c.FC.Response.IsBodyStream() {
+		return max(c.FC.Response.Header.ContentLength(), 0)
+	}
+	return len(c.FC.Response.Body())
+}
+
 // SetCommonHeaders sets the headers every response carries (again after a reset).
 func (p *Pipeline) SetCommonHeaders(c *Call) {
 	h := &c.FC.Response.Header
 	h.Set("X-Ms-Request-Id", c.RequestID)
-	v := c.FC.Request.Header.Peek("X-Ms-Version")
+	v := c.Header.Peek("X-Ms-Version")
 	if len(v) == 0 {
 		// A SAS request may carry its version as sv instead (rare: parse the query for it).
 		if vals, err := url.ParseQuery(c.TargetQuery); err == nil {
@@ -235,7 +257,7 @@ func (p *Pipeline) SetCommonHeaders(c *Call) {
 		v = []byte(DefaultVersion)
 	}
 	h.SetBytesV("X-Ms-Version", v)
-	if id := c.FC.Request.Header.Peek("X-Ms-Client-Request-Id"); len(id) > 0 {
+	if id := c.Header.Peek("X-Ms-Client-Request-Id"); len(id) > 0 {
 		h.SetBytesV("X-Ms-Client-Request-Id", id)
 	}
 }
@@ -314,7 +336,7 @@ func (p *Pipeline) CheckHeaders(c *Call) error {
 	if err := p.CheckVersion(c.Header.Get("X-Ms-Version")); err != nil {
 		return err
 	}
-	if id := c.FC.Request.Header.Peek("X-Ms-Client-Request-Id"); len(id) > 1024 {
+	if id := c.Header.Peek("X-Ms-Client-Request-Id"); len(id) > 1024 {
 		return azerr.New(azerr.InvalidHeaderValue)
 	}
 	return nil
@@ -573,6 +595,8 @@ func errorFor(err error) *azerr.Error {
 		return azerr.New(azerr.ServerBusy)
 	case errors.Is(err, store.ErrTimeout):
 		return azerr.New(azerr.OperationTimedOut)
+	case errors.Is(err, store.ErrNotSupported):
+		return azerr.Newf(azerr.NotImplemented, "Blob data is not supported on this server's storage engine (PostgreSQL); run the Blob service on Pebble.")
 	}
 	return azerr.From(err)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tablo/tablo/internal/auth"
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/serviceprops"
 )
@@ -113,7 +114,11 @@ func (p *Pipeline) GetServiceProperties(c *Call) (*Reply, error) {
 // SetServiceProperties applies a partial update: elements the request omits keep their
 // value.
 func (p *Pipeline) SetServiceProperties(c *Call, body []byte) (*Reply, error) {
-	u, err := serviceprops.Parse(body)
+	parse := serviceprops.Parse
+	if p.svc == auth.ServiceBlob {
+		parse = serviceprops.ParseBlob
+	}
+	u, err := parse(body)
 	if err != nil {
 		return nil, err
 	}

@@ -55,6 +55,8 @@ type Properties struct {
 	HourMetrics   Metrics
 	MinuteMetrics Metrics
 	Cors          []CorsRule
+	// Blob holds the Blob service's additions (blob.go).
+	Blob BlobSettings
 }
 
 // Update is a parsed Set Table Service Properties body: nil (or HasCors false) means the
@@ -65,6 +67,7 @@ type Update struct {
 	MinuteMetrics *Metrics
 	HasCors       bool
 	Cors          []CorsRule
+	Blob          BlobSettings
 }
 
 // Default returns the properties of a new account: everything disabled, no CORS rules.
@@ -90,6 +93,7 @@ func (p Properties) Apply(u *Update) Properties {
 	if u.HasCors {
 		p.Cors = append([]CorsRule(nil), u.Cors...)
 	}
+	p.Blob = p.Blob.apply(u.Blob)
 	return p
 }
 
@@ -99,7 +103,7 @@ func Decode(doc []byte) (Properties, error) {
 	if doc == nil {
 		return p, nil
 	}
-	u, err := Parse(doc)
+	u, err := ParseBlob(doc) // a stored document has Blob elements only if the Blob service wrote it
 	if err != nil {
 		return Properties{}, err
 	}

@@ -16,7 +16,13 @@ import (
 // an enabled retention policy without Days, a bad boolean or integer (a negative
 // MaxAgeInSeconds), Days outside 1..365, an unknown method, too many origins or headers,
 // CORS text over 2 KiB.
-func Parse(body []byte) (*Update, error) {
+func Parse(body []byte) (*Update, error) { return parse(body, false) }
+
+// ParseBlob is Parse for the Blob service, whose document adds DefaultServiceVersion,
+// DeleteRetentionPolicy and StaticWebsite (blob.go); Parse skips them as unknown.
+func ParseBlob(body []byte) (*Update, error) { return parse(body, true) }
+
+func parse(body []byte, blob bool) (*Update, error) {
 	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, invalidDoc("empty body")
@@ -56,6 +62,11 @@ func Parse(body []byte) (*Update, error) {
 			var err error
 			u.Cors, err = parseCors(r)
 			return err
+		}
+		if blob {
+			if handled, err := parseBlobElement(r, name, &u.Blob, seen); handled {
+				return err
+			}
 		}
 		return r.skip()
 	})

@@ -36,6 +36,7 @@ func (p *Properties) AppendXML(dst []byte) []byte {
 		}
 		dst = append(dst, "</Cors>"...)
 	}
+	dst = p.Blob.appendXML(dst)
 	return append(dst, "</StorageServiceProperties>"...)
 }
 

@@ -20,6 +20,9 @@ var (
 	// ErrTimeout: the engine did not answer in time; the server answers 500
 	// OperationTimedOut, which clients retry.
 	ErrTimeout = errors.New("store: timed out")
+	// ErrNotSupported: the engine lacks the feature (bulk bytes on PostgreSQL); the server
+	// answers 501 NotImplemented.
+	ErrNotSupported = errors.New("store: not supported by this engine")
 )
 
 // Lock names a unit of isolation for Update. Updates whose lock sets conflict (same Name,
@@ -57,6 +60,9 @@ type Store interface {
 
 	// Close flushes and releases the engine. It is safe to call twice.
 	Close() error
+
+	// Extents is the engine's store of bulk bytes (extents.go).
+	Extents() Extents
 }
 
 // Expect is what a caller of Txn.Lookup expects to find, so that an engine can choose the

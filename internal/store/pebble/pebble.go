@@ -96,6 +96,8 @@ type DB struct {
 	// snapshots counts open snapshots; Close waits for them (Pebble refuses to close with
 	// snapshots still open).
 	snapshots sync.WaitGroup
+	// extents holds bulk bytes beside Pebble's files (extents.go).
+	extents *fileExtents
 }
 
 // DefaultGroupCommitWindow is the group-commit window when Options leave it 0.
@@ -130,6 +132,11 @@ func Open(o Options) (*DB, error) {
 	if err := d.finishRestore(); err != nil {
 		return nil, err
 	}
+	extents, err := openExtents(d.fs, d.fs.PathJoin(d.dir, extentDir), d.fs.PathJoin(d.dir, snapshotsDir))
+	if err != nil {
+		return nil, err
+	}
+	d.extents = extents
 	if err := d.open(); err != nil {
 		return nil, err
 	}

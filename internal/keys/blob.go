@@ -1,0 +1,116 @@
+package keys
+
+import "encoding/binary"
+
+// Blob service layout. Containers get a numeric id from a counter, and everything a
+// container holds lives under 'B' 'd' | id, so Delete Container is one range delete and a
+// re-created container is new and empty.
+//
+//	'B' 'c' | account | 0x00 | name        container catalog → container record
+//	'B' 's' | account | 0x00 | name        per-account blob settings (service properties)
+//	'B' 'n'                                 container id counter
+//	'B' 'd' | id(8) | 'b' | name | 0x00 | kind [| snapshot(8)]   blob record (kind 1 snapshot, 2 base)
+//	'B' 'd' | id(8) | 'u' | name | 0x00 | block id               uncommitted block
+//
+// Blob names are compared byte-wise (UTF-8 code-point order, as Azure lists them) and may
+// not contain NUL, so 0x00 ends a name: "a" sorts with its snapshots before "a!".
+
+// BlobCatalog is a container's catalog key.
+func BlobCatalog(account, name string) []byte {
+	b := make([]byte, 0, 3+len(account)+len(name))
+	b = append(b, TagBlob, 'c')
+	b = append(b, account...)
+	b = append(b, 0)
+	return append(b, name...)
+}
+
+// BlobSetting is a per-account Blob service document.
+func BlobSetting(account, name string) []byte {
+	b := []byte{TagBlob, 's'}
+	b = append(b, account...)
+	b = append(b, 0)
+	return append(b, name...)
+}
+
+// BlobContainerCounter holds the last container id handed out.
+func BlobContainerCounter() []byte { return []byte{TagBlob, 'n'} }
+
+// BlobContainerData is the prefix of everything container id holds.
+func BlobContainerData(id uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{TagBlob, 'd'}, id)
+}
+
+// BlobPrefix is the prefix of the blob records of container id whose names start with
+// namePrefix.
+func BlobPrefix(id uint64, namePrefix string) []byte {
+	return append(append(BlobContainerData(id), 'b'), namePrefix...)
+}
+
+// Blob kinds within one name: snapshots (oldest first) before the base blob.
+const (
+	BlobKindSnapshot = 1
+	BlobKindBase     = 2
+)
+
+// Blob is the key of a blob (snapshot 0) or of one of its snapshots.
+func Blob(id uint64, name string, snapshot int64) []byte {
+	b := append(BlobPrefix(id, name), 0)
+	if snapshot == 0 {
+		return append(b, BlobKindBase)
+	}
+	return binary.BigEndian.AppendUint64(append(b, BlobKindSnapshot), uint64(snapshot))
+}
+
+// BlobVersions is the prefix of a blob's record and its snapshots' records.
+func BlobVersions(id uint64, name string) []byte { return append(BlobPrefix(id, name), 0) }
+
+// DecodeBlob splits a blob key under BlobPrefix(id, "") into name and snapshot (0: base).
+func DecodeBlob(id uint64, key []byte) (name string, snapshot int64, err error) {
+	p := len(BlobPrefix(id, ""))
+	if len(key) < p+2 {
+		return "", 0, ErrCorrupt
+	}
+	rest := key[p:]
+	i := len(rest) - 2
+	if rest[i+1] == BlobKindSnapshot {
+		i -= 8
+		if i < 0 || rest[i] != 0 {
+			return "", 0, ErrCorrupt
+		}
+		return string(rest[:i]), int64(binary.BigEndian.Uint64(rest[i+2:])), nil
+	}
+	if rest[i] != 0 || rest[i+1] != BlobKindBase {
+		return "", 0, ErrCorrupt
+	}
+	return string(rest[:i]), 0, nil
+}
+
+// BlobBlockPrefix is the prefix of the uncommitted blocks of a blob ("" name and all:
+// false gives the prefix of every uncommitted block in the container).
+func BlobBlockPrefix(id uint64, name string, all bool) []byte {
+	b := append(append(BlobContainerData(id), 'u'), name...)
+	if all {
+		return b
+	}
+	return append(b, 0)
+}
+
+// BlobBlock is an uncommitted block's key.
+func BlobBlock(id uint64, name, blockID string) []byte {
+	return append(BlobBlockPrefix(id, name, false), blockID...)
+}
+
+// DecodeBlobBlock splits an uncommitted block key into blob name and block id.
+func DecodeBlobBlock(id uint64, key []byte) (name, blockID string, err error) {
+	p := len(BlobBlockPrefix(id, "", true))
+	if len(key) < p {
+		return "", "", ErrCorrupt
+	}
+	rest := key[p:]
+	for i, c := range rest {
+		if c == 0 {
+			return string(rest[:i]), string(rest[i+1:]), nil
+		}
+	}
+	return "", "", ErrCorrupt
+}
