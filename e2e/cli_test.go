@@ -179,8 +179,20 @@ func stallClient(t *testing.T, addr string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	if _, err := c.Write([]byte("GET /devstoreaccount1/Tables HTTP/1.1\r\nHost: ")); err != nil {
+	// The server's "100 Continue" proves it has read the head and waits for the body, so the
+	// connection counts as in use when the signal comes (a connection the server has not read
+	// from yet is closed at once as unused, which would make the shutdown tests race).
+	head := "POST /devstoreaccount1/Tables HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+		"Content-Length: 100\r\nExpect: 100-continue\r\n\r\n"
+	if _, err := c.Write([]byte(head)); err != nil {
 		t.Fatal(err)
+	}
+	if err := c.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil || !strings.Contains(line, "100 Continue") {
+		t.Fatalf("want 100 Continue from the stalled request: %q %v", line, err)
 	}
 }
 
