@@ -21,6 +21,7 @@ import (
 	"github.com/tablo/tablo/internal/app"
 	"github.com/tablo/tablo/internal/auth"
 	"github.com/tablo/tablo/internal/config"
+	"github.com/tablo/tablo/internal/store/postgres/pgtest"
 )
 
 const (
@@ -48,11 +49,14 @@ func startServer(t testing.TB) *testServer {
 
 func startServerAt(t testing.TB, dir string) *testServer {
 	t.Helper()
-	return startServerConfig(t, config.Config{Host: "127.0.0.1", TablePort: 0, DataDir: dir, Accounts: []auth.Account{auth.DevAccount()}})
+	cfg := config.Config{Host: "127.0.0.1", TablePort: 0, DataDir: dir, Accounts: []auth.Account{auth.DevAccount()}}
+	cfg.PostgresURL = postgresFor(t, dir)
+	return startServerConfig(t, cfg)
 }
 
 // startServerArgs starts Tablo on a temporary data directory with a configuration made by
-// the real loader from command-line arguments (as `tablo` parses them).
+// the real loader from command-line arguments (as `tablo` parses them). It stays on Pebble
+// in the PostgreSQL pass: its callers test flags, some of them Pebble's.
 func startServerArgs(t testing.TB, args ...string) *testServer {
 	t.Helper()
 	var stderr strings.Builder
@@ -153,6 +157,40 @@ func (ts *testServer) stop(t testing.TB) {
 		t.Errorf("close: %v", err)
 	}
 }
+
+// engineEnv selects the engine of every server the tests start: unset (Pebble on a temporary
+// data directory) or "postgres" (a private schema in TABLO_TEST_POSTGRES_URL per data
+// directory, so that a restart on the same directory finds the same data).
+const engineEnv = "TABLO_E2E_ENGINE"
+
+var (
+	pgSchemasMu sync.Mutex
+	pgSchemas   = map[string]string{}
+)
+
+// postgresFor returns the PostgreSQL URL standing for data directory dir, or "" when the
+// tests run on Pebble.
+func postgresFor(t testing.TB, dir string) string {
+	t.Helper()
+	switch os.Getenv(engineEnv) {
+	case "":
+		return ""
+	case "postgres":
+	default:
+		t.Fatalf("%s=%q: want postgres or nothing", engineEnv, os.Getenv(engineEnv))
+	}
+	pgSchemasMu.Lock()
+	defer pgSchemasMu.Unlock()
+	if u, ok := pgSchemas[dir]; ok {
+		return u
+	}
+	u := pgtest.URL(t)
+	pgSchemas[dir] = u
+	return u
+}
+
+// onPostgres reports whether the tests run on the PostgreSQL engine.
+func onPostgres() bool { return os.Getenv(engineEnv) == "postgres" }
 
 type testWriter struct{ t testing.TB }
 

@@ -5,6 +5,7 @@
 //	tablo bench [flags]     drive an endpoint with the official Go SDK and report throughput
 //	tablo stress [flags]    the partition stress test of a PartitionKey design
 //	tablo partitions        print a running server's partitions, range partitions and servers
+//	tablo migrate --from SRC --to DST   copy all data between a data directory and PostgreSQL
 //	tablo version           print the version
 //	tablo reset             delete all data (or one account's) of a running server
 //	tablo snapshot          save, restore, list or delete named snapshots of a running server
@@ -77,6 +78,9 @@ func commands() []command {
 		}},
 		{"partitions", "print a running server's partitions, range partitions and servers", partitionsCmd, func(ctx context.Context, w io.Writer) {
 			_ = partitionsCmd(ctx, []string{"-h"}, func(string) string { return "" }, w, w)
+		}},
+		{"migrate", "copy every account's data between a data directory and a PostgreSQL database, verified", migrateCmd, func(ctx context.Context, w io.Writer) {
+			_ = migrateCmd(ctx, []string{"-h"}, func(string) string { return "" }, w, w)
 		}},
 		{"version", "print the version, commit and Go toolchain", version, nil},
 		{"reset", "delete all data (or one account's) of a running server, through its admin listener", adminCmd("reset"), adminUsage("reset")},

@@ -31,7 +31,9 @@ import (
 	"github.com/tablo/tablo/internal/queue"
 	"github.com/tablo/tablo/internal/queuewire"
 	"github.com/tablo/tablo/internal/server"
+	"github.com/tablo/tablo/internal/store"
 	pebblestore "github.com/tablo/tablo/internal/store/pebble"
+	"github.com/tablo/tablo/internal/store/postgres"
 	"github.com/tablo/tablo/internal/table"
 )
 
@@ -40,7 +42,8 @@ type App struct {
 	cfg       config.Config
 	log       *slog.Logger
 	claim     *datadir.Claim // nil in memory
-	db        *pebblestore.DB
+	db        store.Store
+	pebble    *pebblestore.DB // db when it is Pebble (snapshots, engine metrics), else nil
 	svc       *table.Service
 	qsv       *queue.Service
 	blob      *blob.Service // nil when the Blob service is not started
@@ -107,23 +110,15 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	if err := a.bindAdmin(); err != nil {
 		return nil, err
 	}
-	dir := cfg.DataDir
-	if !cfg.InMemory {
-		claim, err := datadir.Acquire(cfg.DataDir)
-		if err != nil {
-			return nil, err
-		}
-		a.claim, dir = claim, claim.Dir()
+	db, dir, err := a.openEngine(ctx)
+	if err != nil {
+		return nil, err
 	}
+	a.db = db
 	o := a.ops
 	if err := o.loadTLS(cfg, dir); err != nil {
 		return nil, err
 	}
-	db, err := pebblestore.Open(pebblestore.Options{Dir: dir, InMemory: cfg.InMemory, Logger: log, GroupCommitWindow: cfg.GroupCommitWindow})
-	if err != nil {
-		return nil, fmt.Errorf("open engine in %s: %w", dir, err)
-	}
-	a.db = db
 	a.svc = table.New(db, table.Options{Logger: log, ColumnCacheBytes: cfg.ColumnCacheBytes})
 	a.qsv = queue.New(db, queue.Options{Logger: log})
 	a.parts = partition.New(cfg.Partition)
@@ -132,7 +127,10 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 		Metrics: o.metrics, OAuth: cfg.OAuth == "basic"})
 	o.dropCaches = append(o.dropCaches, a.svc.DropCaches, tableSrv.DropCaches, a.qsv.DropCaches)
 	o.deleteAccount = append(o.deleteAccount, a.svc.DeleteAccount, a.qsv.DeleteAccount)
-	metrics.RegisterEngine(o.reg, db.Stats)
+	if pdb, ok := db.(*pebblestore.DB); ok {
+		a.pebble = pdb
+		metrics.RegisterEngine(o.reg, pdb.Stats)
+	}
 	metrics.RegisterTable(o.reg, a.svc.Stats)
 	for _, l := range a.listeners {
 		switch l.service {
@@ -163,6 +161,67 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 	return a, nil
 }
 
+// openEngine opens the engine cfg selects: PostgreSQL when PostgresURL is set (no data
+// directory is claimed: the database is shared), else Pebble in the claimed data directory
+// (or in memory). dir is where the TLS material lives: the data directory, or (on the shared
+// engine, which claims none) cfg.DataDir.
+func (a *App) openEngine(ctx context.Context) (_ store.Store, dir string, _ error) {
+	cfg := a.cfg
+	if cfg.PostgresURL != "" {
+		db, err := openPostgres(ctx, cfg, a.log)
+		return db, cfg.DataDir, err
+	}
+	dir = cfg.DataDir
+	if !cfg.InMemory {
+		claim, err := datadir.Acquire(cfg.DataDir)
+		if err != nil {
+			return nil, "", err
+		}
+		a.claim, dir = claim, claim.Dir()
+	}
+	db, err := pebblestore.Open(pebblestore.Options{Dir: dir, InMemory: cfg.InMemory, Logger: a.log, GroupCommitWindow: cfg.GroupCommitWindow})
+	if err != nil {
+		return nil, "", fmt.Errorf("open engine in %s: %w", dir, err)
+	}
+	return db, dir, nil
+}
+
+// startupWait is how long start-up waits for an unreachable database.
+const startupWait = 30 * time.Second
+
+// openPostgres opens the PostgreSQL engine. A front end may start before its database (or
+// while it restarts): it waits for it, for a while, rather than exit at once.
+func openPostgres(ctx context.Context, cfg config.Config, log *slog.Logger) (store.Store, error) {
+	deadline := time.Now().Add(startupWait)
+	for {
+		db, err := postgres.Open(ctx, postgres.Options{
+			URL: cfg.PostgresURL, MaxConns: int32(cfg.PostgresPoolSize),
+			StatementTimeout: cfg.PostgresStatementTimeout, Logger: log,
+		})
+		if err == nil {
+			return db, nil
+		}
+		if !errors.Is(err, store.ErrUnavailable) || time.Now().After(deadline) {
+			return nil, err
+		}
+		log.Warn("waiting for the database", "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// Ready reports whether the engine can serve: nil, or why not (a database that does not
+// answer). Engines with nothing to check are always ready.
+func (a *App) Ready(ctx context.Context) error {
+	if p, ok := a.db.(interface{ Ping(context.Context) error }); ok {
+		return p.Ping(ctx)
+	}
+	return nil
+}
+
 // listen binds one service's port, turning "address already in use" into a message that
 // names the port, the service and the flag.
 func listen(host string, sp listenSpec) (net.Listener, error) {
@@ -178,8 +237,9 @@ func listen(host string, sp listenSpec) (net.Listener, error) {
 	return nil, fmt.Errorf("%s service: cannot listen on %s: %w", sp.service, addr, err)
 }
 
-// Engine is the storage engine the App opened (for diagnostics and tests).
-func (a *App) Engine() *pebblestore.DB { return a.db }
+// Engine is the Pebble engine the App opened (for diagnostics and tests); nil on the
+// PostgreSQL engine.
+func (a *App) Engine() *pebblestore.DB { return a.pebble }
 
 // Partitions is the partition layer: its Handler is the admin API of partitions and faults.
 func (a *App) Partitions() *partition.Layer { return a.parts }
@@ -208,7 +268,10 @@ func (a *App) console(addr net.Addr) *console.Console {
 	host, _, _ := net.SplitHostPort(addr.String())
 	exposed := !isLoopbackHost(host)
 	engine := "pebble"
-	if cfg.InMemory {
+	switch {
+	case cfg.PostgresURL != "":
+		engine = "postgres (shared)"
+	case cfg.InMemory:
 		engine = "pebble (in memory)"
 	}
 	o := console.Options{

@@ -21,6 +21,7 @@ import (
 	"github.com/tablo/tablo/internal/config"
 	"github.com/tablo/tablo/internal/httpserve"
 	"github.com/tablo/tablo/internal/metrics"
+	"github.com/tablo/tablo/internal/store"
 	pebblestore "github.com/tablo/tablo/internal/store/pebble"
 	"github.com/tablo/tablo/internal/tlsconfig"
 )
@@ -170,7 +171,28 @@ func (a *App) closeAdmin(ctx context.Context) error {
 // controller implements admin.Controller on the App.
 type controller struct{ a *App }
 
-func (c controller) Ready(ctx context.Context) error { return c.a.db.Ping(ctx) }
+func (c controller) Ready(ctx context.Context) error { return c.a.Ready(ctx) }
+
+// errSnapshotsUnsupported answers the snapshot endpoints on an engine without snapshots.
+var errSnapshotsUnsupported = fmt.Errorf("snapshots are a feature of the Pebble engine; on --postgres use the database's own backups: %w", admin.ErrUnsupported)
+
+// snapshotter is the Pebble engine, or errSnapshotsUnsupported.
+func (c controller) snapshotter() (*pebblestore.DB, error) {
+	if c.a.pebble == nil {
+		return nil, errSnapshotsUnsupported
+	}
+	return c.a.pebble, nil
+}
+
+// deleteAll empties the engine (every account, every service) in one transaction.
+func (c controller) deleteAll(ctx context.Context) error {
+	if c.a.pebble != nil {
+		return c.a.pebble.DeleteAll(ctx)
+	}
+	return c.a.db.Update(ctx, nil, func(tx store.Txn) error {
+		return tx.DeleteRange([]byte{}, []byte{0xff, 0xff, 0xff, 0xff})
+	})
+}
 
 // exclusive runs fn with every storage request kept out, then drops the caches above the
 // store.
@@ -186,7 +208,7 @@ func (c controller) exclusive(fn func() error) error {
 
 func (c controller) Reset(ctx context.Context, account string) error {
 	if account == "" {
-		return c.exclusive(func() error { return c.a.db.DeleteAll(ctx) })
+		return c.exclusive(func() error { return c.deleteAll(ctx) })
 	}
 	known := false
 	for _, acc := range c.a.cfg.Accounts {
@@ -208,14 +230,22 @@ func (c controller) Reset(ctx context.Context, account string) error {
 func (c controller) SaveSnapshot(ctx context.Context, name string) error {
 	// No gate: a checkpoint is one consistent point of the engine, and every request's
 	// writes are one atomic commit, so it holds each request's writes entirely or not at all.
-	return snapshotErr(c.a.db.SaveSnapshot(ctx, name))
+	db, err := c.snapshotter()
+	if err != nil {
+		return err
+	}
+	return snapshotErr(db.SaveSnapshot(ctx, name))
 }
 
 func (c controller) RestoreSnapshot(ctx context.Context, name string) error {
+	db, err := c.snapshotter()
+	if err != nil {
+		return err
+	}
 	if !pebblestore.ValidSnapshotName(name) {
 		return snapshotErr(fmt.Errorf("%q: %w", name, pebblestore.ErrSnapshotName))
 	}
-	if names, err := c.a.db.Snapshots(); err == nil && !contains(names, name) {
+	if names, err := db.Snapshots(); err == nil && !contains(names, name) {
 		return fmt.Errorf("snapshot %q: %w", name, admin.ErrNotFound)
 	}
 	// The caches go first: a column-cache build in progress holds an engine snapshot, which
@@ -228,13 +258,23 @@ func (c controller) RestoreSnapshot(ctx context.Context, name string) error {
 	if c.a.beforeRestore != nil {
 		c.a.beforeRestore()
 	}
-	return snapshotErr(c.a.db.RestoreSnapshot(ctx, name))
+	return snapshotErr(db.RestoreSnapshot(ctx, name))
 }
 
-func (c controller) Snapshots(ctx context.Context) ([]string, error) { return c.a.db.Snapshots() }
+func (c controller) Snapshots(ctx context.Context) ([]string, error) {
+	db, err := c.snapshotter()
+	if err != nil {
+		return nil, err
+	}
+	return db.Snapshots()
+}
 
 func (c controller) DeleteSnapshot(ctx context.Context, name string) error {
-	return snapshotErr(c.a.db.DeleteSnapshot(name))
+	db, err := c.snapshotter()
+	if err != nil {
+		return err
+	}
+	return snapshotErr(db.DeleteSnapshot(name))
 }
 
 func contains(s []string, v string) bool {

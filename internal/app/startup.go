@@ -107,9 +107,12 @@ func (a *App) WriteStartup(w io.Writer, version string) {
 		}
 		fmt.Fprintln(w, line)
 	}
-	if a.cfg.InMemory {
+	switch {
+	case a.cfg.PostgresURL != "":
+		fmt.Fprintln(w, "  engine   postgres, shared with every Tablo on the same database (--postgres)")
+	case a.cfg.InMemory:
 		fmt.Fprintln(w, "  engine   pebble, in memory (nothing survives a restart)")
-	} else {
+	default:
 		fmt.Fprintf(w, "  engine   pebble, data in %s\n", a.claim.Dir())
 	}
 	names := make([]string, len(a.cfg.Accounts))
@@ -133,9 +136,12 @@ func (a *App) logStarted() {
 	for _, ep := range a.Endpoints() {
 		attrs = append(attrs, strings.ToLower(ep.Service)+"_url", ep.URL, strings.ToLower(ep.Service)+"_listen", ep.Listen)
 	}
-	if a.cfg.InMemory {
+	switch {
+	case a.cfg.PostgresURL != "":
+		attrs = append(attrs, "engine", "postgres")
+	case a.cfg.InMemory:
 		attrs = append(attrs, "engine", "pebble (in memory)")
-	} else {
+	default:
 		attrs = append(attrs, "engine", "pebble", "data_dir", a.claim.Dir())
 	}
 	names := make([]string, len(a.cfg.Accounts))

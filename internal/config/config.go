@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,6 +55,12 @@ type Config struct {
 	// RequestDateWindow is how far a Shared Key request's date may lie from the server's
 	// clock (0 = Azure's 15 minutes).
 	RequestDateWindow time.Duration
+	// PostgresURL, when set, selects the PostgreSQL-protocol engine (DataDir and InMemory
+	// are then unused); PostgresPoolSize (0 = engine default) and PostgresStatementTimeout
+	// (0 = engine default) tune it.
+	PostgresURL              string
+	PostgresPoolSize         int
+	PostgresStatementTimeout time.Duration
 
 	// Operations: TLS, OAuth and the admin listener (see ops.go).
 	Ops
@@ -94,8 +101,24 @@ func (c *Config) flags() []Flag {
 		{"emulate-targets", Parsed(&c.Partition, "", "settings", partition.ParseOptions), "answer ServerBusy beyond Azure's scalability targets and while a range partition moves: on, or settings like partition=2000,account=20000,heat=3m,move=5s (off when empty)"},
 		{"faults", Parsed(&c.Faults, "", "spec", partition.ParseFaults), "inject seeded faults, e.g. 'seed=7; fault=busy op=write p=0.1' (see docs/architecture.md; off when empty)"},
 		{"request-date-window", PositiveDuration(&c.RequestDateWindow, 15*time.Minute), "how far a Shared Key request's x-ms-date (or Date) may lie from the server's clock before it is refused, as Azure refuses it after 15m; widen it if test clocks drift"},
+		{"postgres", String(&c.PostgresURL, ""), "keep the data in this PostgreSQL (or CockroachDB, YugabyteDB) database, shared by any number of Tablo front ends: a postgres:// URL or key=value DSN (off when empty)"},
+		{"postgres-pool-size", Parsed(&c.PostgresPoolSize, "0", "connections", parsePoolSize), "connections to the database; 0 = 4 per CPU, at least 8"},
+		{"postgres-statement-timeout", PositiveDuration(&c.PostgresStatementTimeout, 10*time.Second), "longest a database statement may run; requests past it answer OperationTimedOut"},
 		{"pprof", String(&c.PprofAddr, ""), "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (off when empty)"},
 	}, c.opsFlags()...)
+}
+
+// envExceptions are the variables not named by the rule: TABLO_POSTGRES_URL says what the
+// value is, where TABLO_POSTGRES would not.
+var envExceptions = map[string]string{"postgres": "TABLO_POSTGRES_URL"}
+
+// parsePoolSize reads --postgres-pool-size.
+func parsePoolSize(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 10000 {
+		return 0, errors.New("want a connection count from 0 to 10000")
+	}
+	return n, nil
 }
 
 // Available lists the services this build can start, in start-up order.
@@ -139,6 +162,9 @@ func parseServices(v string) ([]string, error) {
 // EnvVar is the environment variable of the flag named name: TABLO_ and the name in upper
 // case with dashes as underscores.
 func EnvVar(name string) string {
+	if v, ok := envExceptions[name]; ok {
+		return v
+	}
 	return "TABLO_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 }
 
@@ -167,6 +193,9 @@ func Load(args []string, env func(string) string, stderr io.Writer) (Config, err
 	}
 	if len(c.Accounts) == 0 {
 		c.Accounts = []auth.Account{auth.DevAccount()}
+	}
+	if c.PostgresURL != "" && c.InMemory {
+		errs = append(errs, errors.New("--postgres and --in-memory exclude each other"))
 	}
 	if !c.InMemory && c.DataDir == "" {
 		errs = append(errs, errors.New("--data-dir must not be empty (or use --in-memory)"))

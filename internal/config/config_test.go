@@ -78,6 +78,23 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 	}
 }
 
+func TestPostgresFlags(t *testing.T) {
+	c, err := Load(nil, env(map[string]string{"TABLO_POSTGRES_URL": "postgres://h/db", "TABLO_POSTGRES_POOL_SIZE": "12"}), io.Discard)
+	if err != nil || c.PostgresURL != "postgres://h/db" || c.PostgresPoolSize != 12 || c.PostgresStatementTimeout != 10*time.Second {
+		t.Fatalf("from env: %+v %v", c, err)
+	}
+	c, err = Load([]string{"--postgres", "host=x", "--postgres-statement-timeout", "3s"}, env(map[string]string{"TABLO_POSTGRES_URL": "postgres://h/db"}), io.Discard)
+	if err != nil || c.PostgresURL != "host=x" || c.PostgresStatementTimeout != 3*time.Second {
+		t.Fatalf("flags: %+v %v", c, err)
+	}
+	_, err = Load([]string{"--postgres", "postgres://h/db", "--in-memory", "--postgres-pool-size", "many", "--postgres-statement-timeout", "0"}, env(nil), io.Discard)
+	for _, want := range []string{"--in-memory", "--postgres-pool-size", "--postgres-statement-timeout"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not mention %s", err, want)
+		}
+	}
+}
+
 func TestServicesAndPorts(t *testing.T) {
 	c, err := Load(nil, env(nil), io.Discard)
 	if err != nil || c.QueuePort != 10001 || c.BlobPort != 10000 || !c.Starts("table") || !c.Starts("queue") || !c.Starts("blob") {

@@ -21,6 +21,7 @@ import (
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/entity"
 	"github.com/tablo/tablo/internal/metrics"
+	"github.com/tablo/tablo/internal/store"
 )
 
 // DefaultVersion is the x-ms-version echoed when a request sends none.
@@ -43,6 +44,9 @@ type Options struct {
 	// RequestDateWindow is how far a Shared Key request's date may lie from Now (default
 	// DefaultRequestDateWindow, Azure's).
 	RequestDateWindow time.Duration
+	// SharedSettings: other processes write Settings too (a shared store), so the service
+	// properties are read from Settings on every use instead of cached.
+	SharedSettings bool
 	// KeepHeaderCase keeps request header names as sent (the streaming server for Blob,
 	// which echoes metadata names in their case); lookups then fold case.
 	KeepHeaderCase bool
@@ -79,8 +83,10 @@ type Pipeline struct {
 	// Request ids: a random per-process prefix and a counter, formatted like Azure's GUIDs.
 	idPrefix string
 	idSeq    atomic.Uint64
-	// props caches each account's decoded service properties (CORS rules).
-	props propsCache
+	// props caches each account's decoded service properties (CORS rules), unless
+	// sharedSettings (then every use reads Settings).
+	props          propsCache
+	sharedSettings bool
 	// metrics records requests (nil: off); oauth accepts bearer tokens.
 	metrics *metrics.Service
 	oauth   bool
@@ -114,6 +120,8 @@ func New(o Options) *Pipeline {
 		keepCase:   o.KeepHeaderCase,
 		dateWindow: o.RequestDateWindow,
 		idPrefix:   h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-",
+
+		sharedSettings: o.SharedSettings,
 	}
 	for i := range o.Accounts {
 		p.accounts[o.Accounts[i].Name] = auth.NewVerifier(&o.Accounts[i])
@@ -536,12 +544,17 @@ func (p *Pipeline) WriteError(c *Call, err error) {
 		c.Status = 499 // client went away; nothing useful to send
 		return
 	}
-	e := azerr.From(err)
+	e := errorFor(err)
 	c.ErrCode = string(e.Code)
 	if d := auth.Detail(err); d != "" {
 		c.AuthDetail = d
 	}
-	if e.Code == azerr.InternalError || e.Code.Status() >= 500 && e.Code != azerr.NotImplemented {
+	switch {
+	case EngineFailure(err):
+		// The engine is down or slow: an operational condition, answered as Azure does
+		// with a status clients retry.
+		p.log.Warn("request failed", "request_id", c.RequestID, "code", string(e.Code), "err", err)
+	case e.Code == azerr.InternalError || e.Code.Status() >= 500 && e.Code != azerr.NotImplemented:
 		p.log.Error("request failed", "request_id", c.RequestID, "err", err)
 	}
 	msg := e.Message() + "\nRequestId:" + c.RequestID + "\nTime:" + p.now().UTC().Format("2006-01-02T15:04:05.0000000Z")
@@ -571,6 +584,27 @@ func (p *Pipeline) WriteError(c *Call, err error) {
 		rp.Body = appendJSONError(nil, string(e.Code), msg)
 	}
 	p.Write(c, rp)
+}
+
+// errorFor maps err to the Azure error to answer. The engine's outage and timeout become
+// Azure's retryable answers (503 ServerBusy, 500 OperationTimedOut), wherever they are
+// wrapped; anything else that is not an Azure error is InternalError.
+func errorFor(err error) *azerr.Error {
+	switch {
+	case errors.Is(err, store.ErrUnavailable):
+		return azerr.New(azerr.ServerBusy)
+	case errors.Is(err, store.ErrTimeout):
+		return azerr.New(azerr.OperationTimedOut)
+	case errors.Is(err, store.ErrNotSupported):
+		return azerr.Newf(azerr.NotImplemented, "Blob data is not supported on this server's storage engine (PostgreSQL); run the Blob service on Pebble.")
+	}
+	return azerr.From(err)
+}
+
+// EngineFailure reports whether err is the engine's outage or timeout, which fails a whole
+// request (a batch included) rather than one of its operations.
+func EngineFailure(err error) bool {
+	return errors.Is(err, store.ErrUnavailable) || errors.Is(err, store.ErrTimeout)
 }
 
 func appendJSONError(b []byte, code, msg string) []byte {

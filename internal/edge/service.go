@@ -23,9 +23,12 @@ const MaxPropertiesBody = serviceprops.MaxBodyBytes
 
 // LoadServiceProperties returns the account's service properties. Requests with an Origin
 // header read them on every call, so the decoded form is cached per account; Set replaces
-// the cache entry once its write has committed.
+// the cache entry once its write has committed. With SharedSettings the cache is bypassed
+// (another front end's Set would not reach it): every call reads the store, so a Set
+// acknowledged anywhere is seen by every later request.
 func (p *Pipeline) LoadServiceProperties(c *Call) (serviceprops.Properties, error) {
-	if pr, ok := p.props.get(c.Account); ok {
+	shared := p.sharedSettings
+	if pr, ok := p.props.get(c.Account); ok && !shared {
 		return pr, nil
 	}
 	gen := p.props.generation(c.Account)
@@ -38,7 +41,9 @@ func (p *Pipeline) LoadServiceProperties(c *Call) (serviceprops.Properties, erro
 		// Only this file writes the document, always in a form Decode accepts.
 		return serviceprops.Properties{}, azerr.Newf(azerr.InternalError, "The stored service properties are unreadable.")
 	}
-	p.props.fill(c.Account, gen, pr)
+	if !shared {
+		p.props.fill(c.Account, gen, pr)
+	}
 	return pr, nil
 }
 

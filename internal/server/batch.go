@@ -86,6 +86,9 @@ func (s *Server) batch(c *call) (*reply, error) {
 		}
 		results, err = s.svc.Batch(c.Ctx, c.Account, tableName, tops)
 		if err != nil {
+			if edge.EngineFailure(err) {
+				return nil, err
+			}
 			var be *table.BatchError
 			if errors.As(err, &be) {
 				return s.batchFailure(c, be.Index, be.Err), nil

@@ -90,7 +90,8 @@ func New(o Options) *Server {
 	s.p = edge.New(edge.Options{
 		Service: auth.ServiceTable, Accounts: o.Accounts, Logger: o.Logger, Now: o.Now,
 		Settings: o.Service, MinVersion: "2013-08-15", TooOldVersion: azerr.JSONFormatNotSupported,
-		RequestDateWindow: o.RequestDateWindow, Metrics: o.Metrics, OAuth: o.OAuth,
+		RequestDateWindow: o.RequestDateWindow, SharedSettings: o.Service.Shared(),
+		Metrics: o.Metrics, OAuth: o.OAuth,
 	})
 	return s
 }

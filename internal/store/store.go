@@ -13,6 +13,16 @@ import (
 var (
 	ErrNotFound = errors.New("store: not found")
 	ErrClosed   = errors.New("store: closed")
+	// ErrUnavailable: the engine cannot be reached now (a database outage or restart);
+	// nothing was written unless the error says the outcome is unknown. Retrying later is
+	// the remedy; the server answers 503 ServerBusy.
+	ErrUnavailable = errors.New("store: unavailable")
+	// ErrTimeout: the engine did not answer in time; the server answers 500
+	// OperationTimedOut, which clients retry.
+	ErrTimeout = errors.New("store: timed out")
+	// ErrNotSupported: the engine lacks the feature (bulk bytes on PostgreSQL); the server
+	// answers 501 NotImplemented.
+	ErrNotSupported = errors.New("store: not supported by this engine")
 )
 
 // Lock names a unit of isolation for Update. Updates whose lock sets conflict (same Name,
@@ -39,7 +49,9 @@ type Store interface {
 	// durably (synced) when fn returns nil; nothing is written when fn returns an error. Reads
 	// through the Txn see the latest committed data plus the Txn's own writes. Lock
 	// conflicts are the only isolation the Pebble engine provides: callers lock every unit
-	// whose read-check-write must be serializable.
+	// whose read-check-write must be serializable. A shared engine (Traits) serializes
+	// Updates across processes by itself and may run fn more than once (after a
+	// serialization conflict), so fn's effects outside tx must be safe to repeat.
 	Update(ctx context.Context, locks []Lock, fn func(tx Txn) error) error
 
 	// Snapshot pins a consistent read-only view of the store as of now. It must be closed;
@@ -94,4 +106,55 @@ type Snapshot interface {
 	Lookup(key []byte) ([]byte, error)
 	// Close releases the snapshot. It is safe to call twice.
 	Close() error
+}
+
+// Traits describe an engine to the services above it. Engines that several processes share
+// report them through an optional Traits() method; TraitsOf gives the zero value (one
+// process, cheap range deletes) for the others.
+type Traits struct {
+	// Shared: other processes read and write the same data. Update's locks then only
+	// order this process's Updates (the engine serializes conflicting Updates across
+	// processes itself), and a process-local cache of stored data is correct only if every
+	// use validates it against the engine.
+	Shared bool
+	// RangeDeleteChunk, when positive, says DeleteRange costs time in proportion to the keys
+	// it removes: a caller removing a range that may be large deletes it in Updates of about
+	// this many keys each, so that no transaction runs for minutes.
+	RangeDeleteChunk int
+}
+
+// TraitsOf returns s's traits.
+func TraitsOf(s Store) Traits {
+	if t, ok := s.(interface{ Traits() Traits }); ok {
+		return t.Traits()
+	}
+	return Traits{}
+}
+
+// GetMany reads several distinct keys from one consistent view, calling fn for each in
+// order with its value (valid only during the call) and whether it exists. Engines where a
+// read is a round trip implement it as one (method GetMany with this signature); for the
+// others it is a snapshot and a lookup per key.
+func GetMany(ctx context.Context, s Store, keys [][]byte, fn func(i int, value []byte, found bool) error) error {
+	if g, ok := s.(interface {
+		GetMany(context.Context, [][]byte, func(int, []byte, bool) error) error
+	}); ok {
+		return g.GetMany(ctx, keys, fn)
+	}
+	snap, err := s.Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	defer snap.Close()
+	for i, k := range keys {
+		v, err := snap.Lookup(k)
+		found := err == nil
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		if err := fn(i, v, found); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -211,3 +211,25 @@ func TestWriteOutrunsReservedFloor(t *testing.T) {
 		}
 	}
 }
+
+// TestClockFloorNeverLowered: two services on one store (as front ends share a database):
+// the one whose clock is behind does not lower the floor the other stored since it last
+// looked.
+func TestClockFloorNeverLowered(t *testing.T) {
+	ahead, db, _ := clockedService(t)
+	defer ahead.Close()
+	bclk := &testClock{t: clockT0.Add(-time.Hour)}
+	behind := New(db, Options{Now: bclk.Now})
+	defer behind.Close()
+	mustWrite(t, behind, InsertOrReplace, "b", IfMatch{}) // behind loads and raises the floor
+	ts := mustWrite(t, ahead, InsertOrReplace, "a", IfMatch{})
+	bclk.Set(clockT0.Add(-time.Hour + time.Minute)) // past behind's own floor: it reserves again
+	mustWrite(t, behind, InsertOrReplace, "b", IfMatch{})
+	v, err := db.Get(context.Background(), keys.Meta(clockFloorKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := int64(binary.BigEndian.Uint64(v)); f < ts {
+		t.Fatalf("stored floor %d below Timestamp %d of the service ahead", f, ts)
+	}
+}

@@ -124,16 +124,55 @@ func (s *Service) Batch(ctx context.Context, account, tableName string, ops []Op
 	if err := CheckBatchShape(ops); err != nil {
 		return nil, err
 	}
-	t, err := s.lookupTable(ctx, account, tableName)
-	if err != nil {
-		return nil, err
+	var results []Result
+	for attempt := 0; ; attempt++ {
+		t, err := s.writeTarget(ctx, account, tableName)
+		if err != nil {
+			return nil, err
+		}
+		results, err = s.batch(ctx, account, tableName, t, ops)
+		if errors.Is(err, errStaleHint) && attempt < 3 {
+			s.setHint(account, tableName, Table{}, false)
+			continue
+		}
+		if errors.Is(err, errStaleHint) || azerr.Is(err, azerr.TableNotFound) {
+			s.setHint(account, tableName, Table{}, false)
+		}
+		if errors.Is(err, errStaleHint) {
+			return nil, azerr.New(azerr.TableNotFound)
+		}
+		return results, err
 	}
+}
+
+// errStaleHint: on a shared store, the table id a write guessed from tableHint is no longer
+// the table's (deleted and re-created by another process); Batch looks the table up again.
+var errStaleHint = errors.New("table: stale table id")
+
+// writeTarget is the table a write goes to: on a shared store the id guess, which the
+// write's transaction validates (checkTableLive), else the (cached) lookup.
+func (s *Service) writeTarget(ctx context.Context, account, tableName string) (Table, error) {
+	if s.shared {
+		if t, ok := s.tableHint(account, tableName); ok {
+			return t, nil
+		}
+	}
+	return s.lookupTable(ctx, account, tableName)
+}
+
+// batch is Batch's transaction on table t.
+func (s *Service) batch(ctx context.Context, account, tableName string, t Table, ops []Op) ([]Result, error) {
 	pk := ops[0].Entity.PartitionKey
 	locks := []store.Lock{{Name: tableLock(t.ID), Shared: true}, {Name: partitionLock(t.ID, pk)}}
 	results := make([]Result, len(ops))
 	update := func(tx store.Txn) error {
-		// The table may have been deleted between the lookup and taking its lock.
-		if err := s.checkTableLive(tx, account, tableName, t.ID); err != nil {
+		// The table may have been deleted between the lookup and taking its lock. On a
+		// shared store the catalog record is read with the entities, in one lookup (one
+		// round trip), and checked before anything else the lookup found.
+		var withCatalog *catalogLookup
+		if s.shared {
+			withCatalog = &catalogLookup{Txn: tx, key: keys.Table(account, strings.ToLower(tableName))}
+		} else if err := s.checkTableLive(tx, account, tableName, t.ID); err != nil {
 			return err
 		}
 		ticks, ok := s.nextTicks()
@@ -144,7 +183,16 @@ func (s *Service) Batch(ctx context.Context, account, tableName string, ops []Op
 		for i := range ops {
 			written[i] = keys.Entity(t.ID, pk, ops[i].Entity.RowKey)
 		}
-		values, err := planOps(tx, ops, written, ticks, results)
+		var values [][]byte
+		var err error
+		if withCatalog != nil {
+			values, err = planOps(withCatalog, ops, written, ticks, results)
+			if cerr := withCatalog.check(t.ID); cerr != nil {
+				return cerr
+			}
+		} else {
+			values, err = planOps(tx, ops, written, ticks, results)
+		}
 		if err != nil {
 			return err
 		}
@@ -166,6 +214,7 @@ func (s *Service) Batch(ctx context.Context, account, tableName string, ops []Op
 		}
 		return nil
 	}
+	var err error
 	for attempt := 0; ; attempt++ {
 		if err := s.reserveTicks(ctx, floorReserve<<min(attempt, 10)); err != nil {
 			return nil, err
@@ -178,6 +227,54 @@ func (s *Service) Batch(ctx context.Context, account, tableName string, ops []Op
 		return nil, fmt.Errorf("table: write %s: %w", tableName, err)
 	}
 	return results, nil
+}
+
+// catalogLookup is a Txn whose Lookup also reads one catalog record, for writes on a shared
+// store: the record decides whether the write may land (check), in the same round trip as
+// the entities it reads.
+type catalogLookup struct {
+	store.Txn
+	key   []byte
+	seen  bool // the lookup delivered the record (it stops early when fn fails)
+	value []byte
+	found bool
+}
+
+func (c *catalogLookup) Lookup(ks [][]byte, expect store.Expect, fn func(i int, value []byte, found bool) error) error {
+	at, _ := slices.BinarySearchFunc(ks, c.key, bytes.Compare)
+	all := slices.Insert(slices.Clone(ks), at, c.key)
+	return c.Txn.Lookup(all, store.ExpectPresent, func(i int, v []byte, found bool) error {
+		switch {
+		case i == at:
+			c.value, c.found, c.seen = bytes.Clone(v), found, true
+			return nil
+		case i > at:
+			i--
+		}
+		return fn(i, v, found)
+	})
+}
+
+// check is checkTableLive's verdict from the record the lookup read (read now if the
+// lookup did not deliver it).
+func (c *catalogLookup) check(id uint64) error {
+	if !c.seen {
+		v, err := c.Txn.Get(c.key)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		c.value, c.found = v, err == nil
+	}
+	if !c.found {
+		return azerr.New(azerr.TableNotFound)
+	}
+	if t, err := decodeTable(c.value); err != nil || t.ID != id {
+		if err == nil {
+			return errStaleHint
+		}
+		return azerr.New(azerr.TableNotFound)
+	}
+	return nil
 }
 
 // MaxBatchOps is Azure's limit on operations in one entity group transaction.
@@ -209,6 +306,10 @@ func CheckBatchShape(ops []Op) error {
 
 // checkTableLive verifies, under the table's lock, that the table still exists with the id
 // the caller looked up (it may have been deleted, or deleted and re-created, meanwhile).
+//
+// On a shared store the catalog record is always read here, inside the serializable
+// transaction: a Delete Table committed by another process either precedes this read (the
+// write fails with TableNotFound) or conflicts with it (the engine retries the write).
 func (s *Service) checkTableLive(tx store.Txn, account, name string, id uint64) error {
 	s.catalogMu.RLock()
 	_, dead := s.dead[id]
@@ -226,6 +327,9 @@ func (s *Service) checkTableLive(tx store.Txn, account, name string, id uint64) 
 		return err
 	}
 	if t, err := decodeTable(v); err != nil || t.ID != id {
+		if s.shared && err == nil {
+			return errStaleHint
+		}
 		return azerr.New(azerr.TableNotFound)
 	}
 	return nil
@@ -348,6 +452,9 @@ func partitionLock(tableID uint64, pk string) string {
 // entity.AppendJSONRaw; Raw.Decode turns it into an Entity. Missing → ResourceNotFound.
 // The Raw owns its buffer, so it stays valid.
 func (s *Service) GetEntityRaw(ctx context.Context, account, tableName, pk, rk string) (entity.Raw, error) {
+	if s.shared {
+		return s.getEntityShared(ctx, account, tableName, pk, rk)
+	}
 	t, err := s.lookupTable(ctx, account, tableName)
 	if err != nil {
 		return entity.Raw{}, err
@@ -363,4 +470,56 @@ func (s *Service) GetEntityRaw(ctx context.Context, account, tableName, pk, rk s
 		return entity.Raw{}, fmt.Errorf("table: stored entity: %w", err)
 	}
 	return raw, nil
+}
+
+// getEntityShared is GetEntityRaw on a shared store: the entity at the guessed table id and
+// the table's catalog record, read together from one view (store.GetMany), so the answer is
+// valid exactly when the record still names that id. A read that starts after another
+// process deleted the table sees the record gone.
+func (s *Service) getEntityShared(ctx context.Context, account, tableName, pk, rk string) (entity.Raw, error) {
+	ck := keys.Table(account, strings.ToLower(tableName))
+	for attempt := 0; ; attempt++ {
+		t, ok := s.tableHint(account, tableName)
+		if !ok || attempt > 0 {
+			var err error
+			if t, err = s.lookupTable(ctx, account, tableName); err != nil {
+				s.setHint(account, tableName, Table{}, false)
+				return entity.Raw{}, err
+			}
+		}
+		var cur Table
+		var live bool
+		var raw entity.Raw
+		var found bool
+		err := store.GetMany(ctx, s.st, [][]byte{keys.Entity(t.ID, pk, rk), ck}, func(i int, v []byte, ok bool) error {
+			if !ok {
+				return nil
+			}
+			if i == 1 {
+				var err error
+				cur, err = decodeTable(v)
+				live = err == nil
+				return err
+			}
+			var err error
+			raw, err = entity.NewRaw(bytes.Clone(v), pk, rk)
+			found = true
+			return err
+		})
+		if err != nil {
+			return entity.Raw{}, fmt.Errorf("table: get entity: %w", err)
+		}
+		switch {
+		case !live:
+			s.setHint(account, tableName, Table{}, false)
+			return entity.Raw{}, azerr.New(azerr.TableNotFound)
+		case cur.ID != t.ID && attempt < 3:
+			continue // re-created since the guess: look again
+		case cur.ID != t.ID:
+			return entity.Raw{}, azerr.New(azerr.TableNotFound)
+		case !found:
+			return entity.Raw{}, azerr.New(azerr.ResourceNotFound)
+		}
+		return raw, nil
+	}
 }

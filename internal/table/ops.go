@@ -44,6 +44,7 @@ func (s *Service) DropCaches() {
 	s.catalogMu.Lock()
 	s.catalog = map[string]Table{}
 	s.dead = map[uint64]struct{}{}
+	clear(s.hints)
 	s.catalogMu.Unlock()
 	if s.cols != nil {
 		s.cols.Close()

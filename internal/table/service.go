@@ -64,10 +64,20 @@ type Service struct {
 	catalogMu sync.RWMutex
 	catalog   map[string]Table
 	dead      map[uint64]struct{}
+	// hints, on a shared store only, remember name → table id as a guess that every use
+	// checks against the catalog record read with it (one statement, or the write's own
+	// transaction), never as an answer: see tableHint.
+	hints map[string]Table
 	// cols is the column cache of filtered scans (nil when disabled). Entity writes note
 	// their keys in it inside their transaction (see Batch); it is process-local, like the
 	// catalog cache.
 	cols *colcache.Cache
+	// shared is set when other processes share the store (store.Traits): the catalog
+	// cache is then off, every write re-reads its table's catalog record inside its
+	// serializable transaction, and the column cache is off (docs/postgres.md).
+	shared bool
+	// drops purges the entities of deleted tables in the background (drop.go).
+	drops *dropper
 	// colOpts rebuilds cols when DropCaches empties it.
 	colOpts colcache.Options
 	// colHits and colMisses count filtered-scan pages the column cache served or not.
@@ -85,7 +95,15 @@ func New(st store.Store, o Options) *Service {
 	if o.QueryBudget <= 0 {
 		o.QueryBudget = 5 * time.Second
 	}
-	s := &Service{st: st, now: o.Now, log: o.Logger, budget: o.QueryBudget, catalog: map[string]Table{}, dead: map[uint64]struct{}{}}
+	s := &Service{st: st, now: o.Now, log: o.Logger, budget: o.QueryBudget, catalog: map[string]Table{}, dead: map[uint64]struct{}{}, hints: map[string]Table{}}
+	traits := store.TraitsOf(st)
+	s.shared = traits.Shared
+	s.drops = startDropper(s, traits.RangeDeleteChunk)
+	if s.shared && o.ColumnCacheBytes > 0 {
+		// Its exactness rests on every write of the table passing through this process.
+		o.Logger.Info("column cache off: the store is shared with other processes")
+		o.ColumnCacheBytes = 0
+	}
 	if o.ColumnCacheBytes > 0 {
 		s.colOpts = colcache.Options{MaxBytes: o.ColumnCacheBytes, BuildAfter: o.ColumnCacheBuildAfter, Logger: o.Logger}
 		s.cols = colcache.New(s.colOpts, s.freezeTable)
@@ -99,7 +117,12 @@ func (s *Service) Close() {
 	if s.cols != nil {
 		s.cols.Close()
 	}
+	s.drops.close()
 }
+
+// Shared reports whether other processes share the store, so that callers keep no
+// unvalidated cache of what it holds.
+func (s *Service) Shared() bool { return s != nil && s.shared }
 
 // nextTicks returns a DateTime tick value greater than any returned before, by this process
 // or (through the stored floor) an earlier one. ok is false when the value would pass the
@@ -162,6 +185,18 @@ func (s *Service) reserveTicks(ctx context.Context, ahead int64) error {
 	}
 	f := w + ahead/2
 	err := s.st.Update(ctx, []store.Lock{{Name: clockFloorKey}}, func(tx store.Txn) error {
+		// Processes sharing the store share the floor: one whose clock is behind must not
+		// lower what another stored (a later run of that one would start below its Timestamps).
+		v, err := tx.Get(keys.Meta(clockFloorKey))
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if len(v) == 8 {
+			if stored := int64(binary.BigEndian.Uint64(v)); stored >= f {
+				f = stored
+				return nil
+			}
+		}
 		return tx.Set(keys.Meta(clockFloorKey), binary.BigEndian.AppendUint64(nil, uint64(f)))
 	})
 	if err != nil {
@@ -174,6 +209,9 @@ func (s *Service) reserveTicks(ctx context.Context, ahead int64) error {
 func catalogKey(account, name string) string { return account + "\x00" + strings.ToLower(name) }
 
 func (s *Service) cachedTable(account, name string) (Table, bool) {
+	if s.shared {
+		return Table{}, false
+	}
 	s.catalogMu.RLock()
 	defer s.catalogMu.RUnlock()
 	t, ok := s.catalog[catalogKey(account, name)]
@@ -184,6 +222,9 @@ func (s *Service) cachedTable(account, name string) (Table, bool) {
 }
 
 func (s *Service) cacheTable(account string, t Table) {
+	if s.shared {
+		return
+	}
 	s.catalogMu.Lock()
 	defer s.catalogMu.Unlock()
 	if _, dead := s.dead[t.ID]; !dead {
@@ -202,4 +243,27 @@ func (s *Service) markDead(account string, t Table) (undo func()) {
 		delete(s.dead, t.ID)
 		s.catalogMu.Unlock()
 	}
+}
+
+// tableHint returns the id this process last saw for a table on a shared store. It may be
+// stale (the table deleted or re-created by another process): callers validate it.
+func (s *Service) tableHint(account, name string) (Table, bool) {
+	s.catalogMu.RLock()
+	defer s.catalogMu.RUnlock()
+	t, ok := s.hints[catalogKey(account, name)]
+	return t, ok
+}
+
+// setHint records (ok) or forgets (!ok) a table's id guess.
+func (s *Service) setHint(account, name string, t Table, ok bool) {
+	s.catalogMu.Lock()
+	defer s.catalogMu.Unlock()
+	if !ok {
+		delete(s.hints, catalogKey(account, name))
+		return
+	}
+	if len(s.hints) > 100_000 {
+		clear(s.hints) // a guess cache: bounded, forgetting costs one read
+	}
+	s.hints[catalogKey(account, name)] = t
 }

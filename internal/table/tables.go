@@ -120,6 +120,9 @@ func (s *Service) GetTable(ctx context.Context, account, name string) (Table, er
 		return Table{}, err
 	}
 	s.cacheTable(account, t)
+	if s.shared {
+		s.setHint(account, name, t, true)
+	}
 	return t, nil
 }
 
@@ -156,7 +159,14 @@ func (s *Service) DeleteTable(ctx context.Context, account, name string) error {
 		if err := tx.Delete(ck); err != nil {
 			return err
 		}
-		if err := tx.DeleteRange(keys.TablePrefix(t.ID), keys.TableEnd(t.ID)); err != nil {
+		if s.drops.chunk > 0 {
+			// Range deletes cost per key here: the entities go in the background, in
+			// chunks (drop.go). Nothing reaches them meanwhile: no catalog record names
+			// their id any more, and ids are never reused.
+			if err := tx.Set(dropKey(t.ID), nil); err != nil {
+				return err
+			}
+		} else if err := tx.DeleteRange(keys.TablePrefix(t.ID), keys.TableEnd(t.ID)); err != nil {
 			return err
 		}
 		if err := tx.DeleteRange(keys.TableMetaPrefix(t.ID), keys.PrefixEnd(keys.TableMetaPrefix(t.ID))); err != nil {
@@ -175,6 +185,9 @@ func (s *Service) DeleteTable(ctx context.Context, account, name string) error {
 	}
 	if s.cols != nil {
 		s.cols.Drop(t.ID)
+	}
+	if s.drops.chunk > 0 {
+		s.drops.kick()
 	}
 	return nil
 }

@@ -4,7 +4,7 @@
 // fsynced; Pebble's commit pipeline shares one fsync among concurrent committers (group
 // commit), including writers queued on the same lock (Update releases its locks before it
 // waits for the sync). Isolation: Update takes the caller's locks from a fixed set of striped
-// reader/writer mutexes, acquired in stripe order so that lock sets never deadlock.
+// reader/writer mutexes (package stripelock).
 package pebble
 
 import (
@@ -12,11 +12,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"log/slog"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,6 +24,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/tablo/tablo/internal/store"
+	"github.com/tablo/tablo/internal/store/stripelock"
 )
 
 // Options configure the engine.
@@ -47,8 +46,6 @@ type Options struct {
 	// latency (default 2 × GOMAXPROCS; see groupCommit). A lone writer never waits.
 	GroupCommitMinWriters int
 }
-
-const lockStripes = 4096
 
 // dataBlockSize is the target uncompressed size of an sstable data block.
 //
@@ -89,10 +86,9 @@ type DB struct {
 	statsMu   sync.Mutex
 	statsBase Stats
 	// snapMu serializes the snapshot operations (save, delete, restore) with each other.
-	snapMu  sync.Mutex
-	seed    maphash.Seed
-	stripes [lockStripes]sync.RWMutex
-	closed  atomic.Bool
+	snapMu sync.Mutex
+	locks  *stripelock.Table
+	closed atomic.Bool
 	// inflight lets Close wait for running Updates and Scans before closing Pebble.
 	inflight sync.RWMutex
 	// group counts writers between apply and sync and decides whether a WAL sync waits.
@@ -118,7 +114,7 @@ func Open(o Options) (*DB, error) {
 	if o.GroupCommitMinWriters <= 0 {
 		o.GroupCommitMinWriters = 2 * runtime.GOMAXPROCS(0)
 	}
-	d := &DB{seed: maphash.MakeSeed(), dir: o.Dir}
+	d := &DB{locks: stripelock.New(), dir: o.Dir}
 	d.group.minWriters = int64(o.GroupCommitMinWriters)
 	if o.GroupCommitWindow > 0 {
 		d.group.window = o.GroupCommitWindow
@@ -330,7 +326,7 @@ func (d *DB) Update(ctx context.Context, locks []store.Lock, fn func(tx store.Tx
 		return store.ErrClosed
 	}
 	defer d.inflight.RUnlock()
-	release := d.lock(locks)
+	release := d.locks.Acquire(locks)
 	if err := ctx.Err(); err != nil {
 		release()
 		return err
@@ -396,52 +392,6 @@ func (d *DB) enter() bool {
 		return false
 	}
 	return true
-}
-
-// lock acquires the stripes for locks in ascending stripe order (exclusive wins when a stripe
-// is wanted both ways) and returns the release function.
-func (d *DB) lock(locks []store.Lock) func() {
-	type want struct {
-		stripe    uint64
-		exclusive bool
-	}
-	wants := make([]want, 0, len(locks))
-	for _, l := range locks {
-		wants = append(wants, want{maphash.String(d.seed, l.Name) % lockStripes, !l.Shared})
-	}
-	slices.SortFunc(wants, func(a, b want) int {
-		if a.stripe != b.stripe {
-			if a.stripe < b.stripe {
-				return -1
-			}
-			return 1
-		}
-		if a.exclusive == b.exclusive {
-			return 0
-		}
-		if a.exclusive {
-			return -1
-		}
-		return 1
-	})
-	// Deduplicate: the first entry per stripe is exclusive if any was.
-	wants = slices.CompactFunc(wants, func(a, b want) bool { return a.stripe == b.stripe })
-	for _, w := range wants {
-		if w.exclusive {
-			d.stripes[w.stripe].Lock()
-		} else {
-			d.stripes[w.stripe].RLock()
-		}
-	}
-	return func() {
-		for i := len(wants) - 1; i >= 0; i-- {
-			if wants[i].exclusive {
-				d.stripes[wants[i].stripe].Unlock()
-			} else {
-				d.stripes[wants[i].stripe].RUnlock()
-			}
-		}
-	}
 }
 
 // txn reads through the DB until its first write and through an indexed batch after it. The

@@ -1,0 +1,323 @@
+// Package postgres is a store.Store on PostgreSQL, written in the SQL that CockroachDB and
+// YugabyteDB also accept, through pgx and its pool. Several Tablo processes can share one
+// database: the engine reports store.Traits{Shared: true}.
+//
+// Layout: one table, tablo_kv (k BYTEA PRIMARY KEY, v BYTEA NOT NULL); bytea compares
+// byte-wise, the order of package keys. The schema is versioned (tablo_schema) and migrated
+// at Open (schema.go).
+//
+// Isolation: every Update is a SERIALIZABLE transaction, retried from the start when the
+// database reports a serialization failure or deadlock (40001, 40P01). Serializability
+// across all processes is what makes an Update's lock set hold between front ends: any two
+// Updates whose read-check-write conflict are ordered by the database, whatever their lock
+// names. The lock set is still taken, process-locally (package stripelock), so that one
+// process's writers to one partition queue instead of aborting each other.
+//
+// Reads: Get is one statement. Scan and snapshots run in a REPEATABLE READ READ ONLY
+// transaction (one snapshot) and read in keyset batches (ORDER BY k LIMIT n, growing to
+// maxBatch), streaming each batch's rows to the callback; no result is held whole.
+//
+// Round trips: BEGIN travels with a transaction's first statement, and an Update's writes
+// travel with its COMMIT (writes are buffered in the Txn and read back from there).
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/tablo/tablo/internal/store"
+	"github.com/tablo/tablo/internal/store/stripelock"
+)
+
+// Options configure the engine.
+type Options struct {
+	// URL is a postgres:// URL or a key=value DSN (pgx syntax; pool_max_conns and runtime
+	// parameters such as search_path are accepted).
+	URL string
+	// MaxConns is the pool size (default max(8, 4 × GOMAXPROCS), unless the URL says).
+	MaxConns int32
+	// StatementTimeout bounds each statement on the server (statement_timeout) and, with a
+	// margin, each call on the client (default 10 s).
+	StatementTimeout time.Duration
+	// Logger receives the engine's warnings (default: discarded).
+	Logger *slog.Logger
+}
+
+// RangeDeleteChunk is how many keys the engine advises deleting per Update (store.Traits):
+// a DELETE of 10,000 rows takes tens of milliseconds.
+const RangeDeleteChunk = 10_000
+
+// DB is a store.Store on a PostgreSQL-protocol database.
+type DB struct {
+	pool    *pgxpool.Pool
+	locks   *stripelock.Table
+	timeout time.Duration // per call, on the client
+	log     *slog.Logger
+	closed  atomic.Bool
+	// inflight lets Close wait for running calls.
+	inflight  sync.RWMutex
+	snapshots sync.WaitGroup
+}
+
+// The statements, all of them (docs/postgres.md lists them as the compatibility promise).
+const (
+	stmtGet         = `SELECT v FROM tablo_kv WHERE k = $1`
+	stmtScan        = `SELECT k, v FROM tablo_kv WHERE k >= $1 AND k < $2 ORDER BY k LIMIT $3`
+	stmtScanFrom    = `SELECT k, v FROM tablo_kv WHERE k >= $1 ORDER BY k LIMIT $2`
+	stmtLookup      = `SELECT k, v FROM tablo_kv WHERE k = ANY($1)`
+	stmtUpsert      = `INSERT INTO tablo_kv (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = excluded.v`
+	stmtUpsertMany  = `INSERT INTO tablo_kv (k, v) SELECT * FROM unnest($1::BYTEA[], $2::BYTEA[]) ON CONFLICT (k) DO UPDATE SET v = excluded.v`
+	stmtDelete      = `DELETE FROM tablo_kv WHERE k = ANY($1)`
+	stmtDeleteRange = `DELETE FROM tablo_kv WHERE k >= $1 AND k < $2`
+	stmtDeleteFrom  = `DELETE FROM tablo_kv WHERE k >= $1`
+	stmtBeginUpdate = `BEGIN ISOLATION LEVEL SERIALIZABLE`
+	stmtBeginRead   = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`
+	stmtCommit      = `COMMIT`
+	stmtRollback    = `ROLLBACK`
+)
+
+// Open connects, migrates the schema and returns the engine. The database must be reachable.
+func Open(ctx context.Context, o Options) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(o.URL)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse URL: %w", err)
+	}
+	if o.MaxConns > 0 {
+		cfg.MaxConns = o.MaxConns
+	} else if !hasParam(o.URL, "pool_max_conns") {
+		cfg.MaxConns = int32(max(8, 4*runtime.GOMAXPROCS(0)))
+	}
+	if o.StatementTimeout <= 0 {
+		o.StatementTimeout = 10 * time.Second
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = 5 * time.Second
+	}
+	params := cfg.ConnConfig.RuntimeParams
+	if _, ok := params["statement_timeout"]; !ok {
+		params["statement_timeout"] = strconv.FormatInt(o.StatementTimeout.Milliseconds(), 10)
+	}
+	if _, ok := params["application_name"]; !ok {
+		params["application_name"] = "tablo"
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if err := migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, wrap("open", err)
+	}
+	return &DB{pool: pool, locks: stripelock.New(), timeout: o.StatementTimeout + 5*time.Second, log: o.Logger}, nil
+}
+
+// hasParam reports whether a URL or DSN sets name (pgxpool reads pool_* itself).
+func hasParam(url, name string) bool {
+	for i := 0; i+len(name) <= len(url); i++ {
+		if url[i:i+len(name)] == name && (i == 0 || url[i-1] == '?' || url[i-1] == '&' || url[i-1] == ' ') {
+			return true
+		}
+	}
+	return false
+}
+
+// Traits implements store.Traits: shared by every front end, range deletes cost per key.
+func (d *DB) Traits() store.Traits {
+	return store.Traits{Shared: true, RangeDeleteChunk: RangeDeleteChunk}
+}
+
+// Ping reports whether the database answers (for readiness checks).
+func (d *DB) Ping(ctx context.Context) error {
+	if !d.enter() {
+		return store.ErrClosed
+	}
+	defer d.inflight.RUnlock()
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	if err := d.pool.Ping(ctx); err != nil {
+		return wrap("ping", err)
+	}
+	return nil
+}
+
+// Pool exposes the connection pool (tools that read the database directly: migrate).
+func (d *DB) Pool() *pgxpool.Pool { return d.pool }
+
+func (d *DB) enter() bool {
+	d.inflight.RLock()
+	if d.closed.Load() {
+		d.inflight.RUnlock()
+		return false
+	}
+	return true
+}
+
+// Close waits for in-flight calls and open snapshots, then closes the pool. Safe to call
+// twice.
+func (d *DB) Close() error {
+	if d.closed.Swap(true) {
+		return nil
+	}
+	d.inflight.Lock()
+	defer d.inflight.Unlock()
+	d.snapshots.Wait()
+	d.pool.Close()
+	return nil
+}
+
+// readAttempts bounds retries of reads that failed on a dead connection (after a database
+// restart every pooled connection is dead; the first failure resets the pool).
+const readAttempts = 3
+
+// retryRead runs a side-effect-free call, again on a fresh connection when the connection
+// failed.
+func (d *DB) retryRead(ctx context.Context, call func() error) error {
+	var err error
+	for attempt := range readAttempts {
+		if err = call(); err == nil || classify(err) != kindUnavailable || ctx.Err() != nil {
+			return err
+		}
+		d.connectionLost(err)
+		if !sleep(ctx, backoff(attempt)) {
+			return err
+		}
+	}
+	return err
+}
+
+// connectionLost drops every pooled connection: after a restart of the database they are
+// all dead, and each would fail one request.
+func (d *DB) connectionLost(err error) {
+	d.log.Warn("postgres connection lost; resetting the pool", "err", err)
+	d.pool.Reset()
+}
+
+func backoff(attempt int) time.Duration {
+	base := time.Millisecond << min(attempt, 6) // 1 ms .. 64 ms
+	return base/2 + rand.N(base)
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// nonNil maps nil to an empty slice: pgx sends a nil []byte as NULL.
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// Get implements store.Store.
+func (d *DB) Get(ctx context.Context, key []byte) ([]byte, error) {
+	if !d.enter() {
+		return nil, store.ErrClosed
+	}
+	defer d.inflight.RUnlock()
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	var v []byte
+	err := d.retryRead(ctx, func() error { return d.pool.QueryRow(ctx, stmtGet, nonNil(key)).Scan(&v) })
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, store.ErrNotFound
+	}
+	if err != nil {
+		return nil, wrap("get", err)
+	}
+	return nonNil(v), nil
+}
+
+// GetMany implements store.GetMany with one statement, which reads one snapshot.
+func (d *DB) GetMany(ctx context.Context, keys [][]byte, fn func(i int, value []byte, found bool) error) error {
+	if !d.enter() {
+		return store.ErrClosed
+	}
+	defer d.inflight.RUnlock()
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	ask := make([][]byte, len(keys))
+	for i, k := range keys {
+		ask[i] = nonNil(k)
+	}
+	var got map[string][]byte
+	err := d.retryRead(ctx, func() error {
+		got = make(map[string][]byte, len(keys))
+		rows, err := d.pool.Query(ctx, stmtLookup, ask)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			raw := rows.RawValues()
+			got[string(raw[0])] = bytes.Clone(nonNil(raw[1]))
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return wrap("get", err)
+	}
+	for i, k := range keys {
+		v, found := got[string(k)]
+		if err := fn(i, v, found); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Scan implements store.Store: a snapshot that begins with its first batch. A scan that
+// failed on a dead connection before calling fn is retried on a fresh one.
+func (d *DB) Scan(ctx context.Context, start, end []byte, fn func(key, value []byte) (bool, error)) error {
+	if !d.enter() {
+		return store.ErrClosed
+	}
+	defer d.inflight.RUnlock()
+	for attempt := 0; ; attempt++ {
+		called := false
+		err := d.scanOnce(ctx, start, end, func(k, v []byte) (bool, error) {
+			called = true
+			return fn(k, v)
+		})
+		if err == nil || called || attempt+1 >= readAttempts || classify(err) != kindUnavailable || ctx.Err() != nil {
+			return err
+		}
+		d.connectionLost(err)
+		if !sleep(ctx, backoff(attempt)) {
+			return err
+		}
+	}
+}
+
+func (d *DB) scanOnce(ctx context.Context, start, end []byte, fn func(key, value []byte) (bool, error)) error {
+	s, err := d.openSnapshot(ctx, false)
+	if err != nil {
+		return err
+	}
+	err = s.Scan(ctx, start, end, fn)
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,387 @@
+package postgres_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tablo/tablo/internal/store"
+	"github.com/tablo/tablo/internal/store/postgres"
+	"github.com/tablo/tablo/internal/store/postgres/pgtest"
+	"github.com/tablo/tablo/internal/store/storetest"
+)
+
+var ctx = context.Background()
+
+func open(t *testing.T, url string) *postgres.DB {
+	t.Helper()
+	db, err := postgres.Open(context.Background(), postgres.Options{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func TestConformance(t *testing.T) {
+	pgtest.Base(t)
+	storetest.Run(t, func(t *testing.T) store.Store { return open(t, pgtest.URL(t)) })
+}
+
+// TestCrossProcessCounters: two engines on one database stand for two front ends (each has
+// its own pool and its own process-local locks). Read-modify-write increments through both
+// lose no update: the database's serializable isolation, not the lock set, orders them.
+func TestCrossProcessCounters(t *testing.T) {
+	url := pgtest.URL(t)
+	a, b := open(t, url), open(t, url)
+	defer a.Close()
+	defer b.Close()
+	const workers, rounds = 6, 30
+	key := []byte("counter")
+	var wg sync.WaitGroup
+	for w := range workers {
+		db := a
+		if w%2 == 1 {
+			db = b
+		}
+		wg.Go(func() {
+			for range rounds {
+				err := db.Update(ctx, []store.Lock{{Name: "counter"}}, func(tx store.Txn) error {
+					var n uint64
+					if v, err := tx.Get(key); err == nil {
+						n = binary.BigEndian.Uint64(v)
+					} else if !errors.Is(err, store.ErrNotFound) {
+						return err
+					}
+					return tx.Set(key, binary.BigEndian.AppendUint64(nil, n+1))
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	v, err := a.Get(ctx, key)
+	if err != nil || binary.BigEndian.Uint64(v) != workers*rounds {
+		t.Fatalf("counter = %x (%v), want %d", v, err, workers*rounds)
+	}
+}
+
+// TestConcurrentOpen: front ends starting at once on an empty database all migrate the
+// schema without error, and it ends at the current version.
+func TestConcurrentOpen(t *testing.T) {
+	url := pgtest.URL(t)
+	var wg sync.WaitGroup
+	dbs := make([]*postgres.DB, 6)
+	for i := range dbs {
+		wg.Go(func() {
+			db, err := postgres.Open(ctx, postgres.Options{URL: url})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			dbs[i] = db
+		})
+	}
+	wg.Wait()
+	for _, db := range dbs {
+		if db != nil {
+			db.Close()
+		}
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var v int
+	if err := conn.QueryRow(ctx, "SELECT version FROM tablo_schema WHERE id = 1").Scan(&v); err != nil || v != postgres.SchemaVersion {
+		t.Fatalf("schema version %d (%v), want %d", v, err, postgres.SchemaVersion)
+	}
+}
+
+// TestScanAcrossBatches: a scan longer than several batches is one snapshot: writers that
+// add keys in pairs, each pair at both ends of the scanned range, are seen whole or not at
+// all, and every key comes once, in order.
+func TestScanAcrossBatches(t *testing.T) {
+	db := open(t, pgtest.URL(t))
+	defer db.Close()
+	err := db.Update(ctx, nil, func(tx store.Txn) error {
+		for i := range 3000 {
+			if err := tx.Set(fmt.Appendf(nil, "m%05d", i), []byte("v")); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			err := db.Update(ctx, nil, func(tx store.Txn) error {
+				if err := tx.Set(fmt.Appendf(nil, "a%05d", i), nil); err != nil {
+					return err
+				}
+				return tx.Set(fmt.Appendf(nil, "z%05d", i), nil)
+			})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	})
+	for range 10 {
+		var a, z, m int
+		var last []byte
+		err := db.Scan(ctx, nil, nil, func(k, v []byte) (bool, error) {
+			if last != nil && bytes.Compare(last, k) >= 0 {
+				return false, fmt.Errorf("keys out of order: %q then %q", last, k)
+			}
+			last = append(last[:0], k...)
+			switch k[0] {
+			case 'a':
+				a++
+			case 'z':
+				z++
+			default:
+				m++
+			}
+			return true, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a != z || m != 3000 {
+			t.Fatalf("scan saw %d a-keys, %d z-keys, %d m-keys: not one snapshot", a, z, m)
+		}
+	}
+	close(stop)
+	wg.Wait()
+}
+
+// TestRecoversFromLostConnections: after every connection of the engine is killed on the
+// server (as a database restart does), reads and writes succeed without the caller seeing
+// an error: reads and uncommitted Updates are retried on fresh connections.
+func TestRecoversFromLostConnections(t *testing.T) {
+	url := pgtest.URL(t)
+	db := open(t, url)
+	defer db.Close()
+	set := func(k, v string) error {
+		return db.Update(ctx, nil, func(tx store.Txn) error { return tx.Set([]byte(k), []byte(v)) })
+	}
+	// Fill the pool with several idle connections.
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			if err := set(fmt.Sprint("k", i), "v"); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var killed int
+	err = conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'tablo' AND pid <> pg_backend_pid()`).Scan(&killed)
+	if err != nil || killed == 0 {
+		t.Fatalf("terminated %d backends: %v", killed, err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if _, err := db.Get(ctx, []byte("k1")); err != nil {
+		t.Fatalf("Get after the connections died: %v", err)
+	}
+	if _, err := conn.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'tablo' AND pid <> pg_backend_pid()`); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if err := set("after", "1"); err != nil {
+		t.Fatalf("Update after the connections died: %v", err)
+	}
+	if v, err := db.Get(ctx, []byte("after")); err != nil || string(v) != "1" {
+		t.Fatalf("Get(after) = %q, %v", v, err)
+	}
+}
+
+// TestUnavailable: while the database cannot be reached, calls fail promptly with
+// store.ErrUnavailable (not a hang, not an unclassified error), and the engine recovers by
+// itself when it returns.
+func TestUnavailable(t *testing.T) {
+	target, err := url.Parse(pgtest.URL(t))
+	if err != nil || target.Host == "" {
+		t.Skip("needs a postgres:// URL")
+	}
+	p := startProxy(t, target.Host)
+	via := *target
+	via.Host = p.addr
+	db := open(t, via.String())
+	defer db.Close()
+	set := func(k string) error {
+		return db.Update(ctx, nil, func(tx store.Txn) error { return tx.Set([]byte(k), []byte("v")) })
+	}
+	if err := set("before"); err != nil {
+		t.Fatal(err)
+	}
+	p.stop()
+	if _, err := db.Get(ctx, []byte("before")); !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("Get during the outage: %v, want ErrUnavailable", err)
+	}
+	if err := set("during"); !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("Update during the outage: %v, want ErrUnavailable", err)
+	}
+	if err := db.Scan(ctx, nil, nil, func(k, v []byte) (bool, error) { return true, nil }); !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("Scan during the outage: %v, want ErrUnavailable", err)
+	}
+	if err := db.Ping(ctx); !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("Ping during the outage: %v, want ErrUnavailable", err)
+	}
+	p.start(t)
+	if err := set("after"); err != nil {
+		t.Fatalf("Update after the outage: %v", err)
+	}
+	if v, err := db.Get(ctx, []byte("before")); err != nil || string(v) != "v" {
+		t.Fatalf("Get after the outage: %q, %v", v, err)
+	}
+}
+
+// proxy forwards TCP connections to a target; stop closes the listener and every
+// connection, start listens again on the same address.
+type proxy struct {
+	addr, target string
+	mu           sync.Mutex
+	ln           net.Listener
+	conns        []net.Conn
+}
+
+func startProxy(t *testing.T, target string) *proxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{addr: ln.Addr().String(), target: target}
+	p.serve(ln)
+	t.Cleanup(p.stop)
+	return p
+}
+
+func (p *proxy) start(t *testing.T) {
+	ln, err := net.Listen("tcp", p.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.serve(ln)
+}
+
+func (p *proxy) serve(ln net.Listener) {
+	p.mu.Lock()
+	p.ln = ln
+	p.mu.Unlock()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			u, err := net.Dial("tcp", p.target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, u)
+			p.mu.Unlock()
+			go func() { io.Copy(u, c); u.Close() }()
+			go func() { io.Copy(c, u); c.Close() }()
+		}
+	}()
+}
+
+func (p *proxy) stop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ln.Close()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+// TestGetMany: present and absent keys in one call, in the caller's order; an empty value is
+// present.
+func TestGetMany(t *testing.T) {
+	db := open(t, pgtest.URL(t))
+	defer db.Close()
+	err := db.Update(ctx, nil, func(tx store.Txn) error {
+		if err := tx.Set([]byte("b"), []byte("2")); err != nil {
+			return err
+		}
+		return tx.Set([]byte("e"), nil)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err = store.GetMany(ctx, db, [][]byte{[]byte("z"), []byte("b"), []byte("a"), []byte("e")}, func(i int, v []byte, found bool) error {
+		got = append(got, fmt.Sprintf("%d:%q:%v", i, v, found))
+		return nil
+	})
+	if want := `[0:"":false 1:"2":true 2:"":false 3:"":true]`; err != nil || fmt.Sprint(got) != want {
+		t.Fatalf("GetMany = %v (%v), want %s", got, err, want)
+	}
+}
+
+// TestStatementTimeout: an Update stuck behind another session's row lock past the statement
+// timeout fails with store.ErrTimeout (the server's OperationTimedOut), not a hang.
+func TestStatementTimeout(t *testing.T) {
+	url := pgtest.URL(t)
+	db, err := postgres.Open(ctx, postgres.Options{URL: url, StatementTimeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(ctx, nil, func(tx store.Txn) error { return tx.Set([]byte("k"), []byte("v")) }); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SELECT v FROM tablo_kv WHERE k = 'k' FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	err = db.Update(ctx, nil, func(tx store.Txn) error { return tx.Set([]byte("k"), []byte("w")) })
+	if !errors.Is(err, store.ErrTimeout) {
+		t.Fatalf("Update behind a lock: %v, want ErrTimeout", err)
+	}
+	if d := time.Since(began); d > 10*time.Second {
+		t.Fatalf("took %v", d)
+	}
+}

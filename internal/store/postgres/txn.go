@@ -1,0 +1,386 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/tablo/tablo/internal/store"
+)
+
+// Retry budget of an Update: serialization failures are normal under contention and retried
+// until the call's deadline (at most conflictAttempts times); a connection lost before the
+// COMMIT was sent is retried a few times on fresh connections (nothing was committed).
+const (
+	conflictAttempts = 100
+	connAttempts     = 3
+)
+
+// Update implements store.Store.
+func (d *DB) Update(ctx context.Context, locks []store.Lock, fn func(tx store.Txn) error) error {
+	if !d.enter() {
+		return store.ErrClosed
+	}
+	defer d.inflight.RUnlock()
+	release := d.locks.Acquire(locks)
+	defer release()
+	ctx, cancel := context.WithTimeout(ctx, 2*d.timeout)
+	defer cancel()
+	lost := 0
+	for attempt := 0; ; attempt++ {
+		err := d.updateOnce(ctx, fn)
+		if err == nil {
+			return nil
+		}
+		var r *retry
+		if !errors.As(err, &r) {
+			return err
+		}
+		switch {
+		case r.lost && lost < connAttempts:
+			lost++
+			d.connectionLost(r.err)
+		case !r.lost && attempt < conflictAttempts:
+		default:
+			return r.err
+		}
+		if !sleep(ctx, backoff(attempt)) {
+			return r.err
+		}
+	}
+}
+
+// retry marks a failed attempt that may run again: nothing of it was committed.
+type retry struct {
+	err  error
+	lost bool // the connection failed (else: a serialization failure)
+}
+
+func (r *retry) Error() string { return r.err.Error() }
+
+// retryable wraps err as a retry if it is a serialization failure or a lost connection
+// known not to have committed.
+func retryable(err error, notCommitted bool) error {
+	switch {
+	case serializationFailure(err):
+		return &retry{err: err}
+	case classify(err) == kindUnavailable && (notCommitted || pgconn.SafeToRetry(err)):
+		return &retry{err: err, lost: true}
+	}
+	return err
+}
+
+func (d *DB) updateOnce(ctx context.Context, fn func(tx store.Txn) error) error {
+	conn, err := d.pool.Acquire(ctx)
+	if err != nil {
+		return retryable(wrap("update", err), true)
+	}
+	t := &txn{d: d, ctx: ctx, conn: conn, over: map[string]*[]byte{}}
+	defer conn.Release() // a connection left inside a transaction is closed by the pool
+	ferr := fn(t)
+	t.done = true
+	if t.err != nil {
+		// The transaction failed under fn (which may have returned anything): nothing was
+		// committed, and a conflict or lost connection means another attempt.
+		if ferr == nil {
+			ferr = t.err
+		}
+		if r := retryable(t.err, true); r != t.err {
+			return r
+		}
+		return ferr
+	}
+	if ferr != nil {
+		if t.begun {
+			if _, err := conn.Exec(ctx, stmtRollback); err != nil {
+				conn.Conn().Close(ctx) // unknown state: do not reuse
+			}
+		}
+		return ferr
+	}
+	return t.commit()
+}
+
+// txn buffers writes and reads through them; the database sees them at commit, with the
+// COMMIT, in one round trip.
+type txn struct {
+	d     *DB
+	ctx   context.Context
+	conn  *pgxpool.Conn
+	begun bool  // BEGIN was sent
+	done  bool  // fn returned; the Txn must not be used
+	err   error // first failure of the transaction; it is doomed
+	// over holds the writes since the last range deletion covering them: a value, or nil
+	// for a deletion. ranges are the range deletions, in order.
+	over   map[string]*[]byte
+	ranges []keyRange
+}
+
+type keyRange struct{ start, end []byte } // end nil: unbounded
+
+func (r keyRange) contains(k []byte) bool {
+	return bytes.Compare(k, r.start) >= 0 && (r.end == nil || bytes.Compare(k, r.end) < 0)
+}
+
+func (t *txn) check() error {
+	if t.done {
+		return errors.New("postgres: Txn used after its Update returned")
+	}
+	return t.err
+}
+
+// fail records the transaction's first failure and returns it.
+func (t *txn) fail(op string, err error) error {
+	if t.err == nil {
+		t.err = wrap(op, err)
+	}
+	return t.err
+}
+
+// local answers key from the Txn's own writes: (value, found, known).
+func (t *txn) local(key []byte) ([]byte, bool, bool) {
+	if p, ok := t.over[string(key)]; ok {
+		if *p == nil {
+			return nil, false, true
+		}
+		return *p, true, true
+	}
+	for _, r := range t.ranges {
+		if r.contains(key) {
+			return nil, false, true
+		}
+	}
+	return nil, false, false
+}
+
+// query runs a statement in the transaction, sending BEGIN with the first one.
+func (t *txn) query(sql string, read func(pgx.Rows) error, args ...any) error {
+	var rows pgx.Rows
+	var br pgx.BatchResults
+	var err error
+	if !t.begun {
+		b := &pgx.Batch{}
+		b.Queue(stmtBeginUpdate)
+		b.Queue(sql, args...)
+		br = t.conn.SendBatch(t.ctx, b)
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return t.fail("begin", err)
+		}
+		t.begun = true
+		rows, err = br.Query()
+	} else {
+		rows, err = t.conn.Query(t.ctx, sql, args...)
+	}
+	if err == nil {
+		for rows.Next() {
+			if err = read(rows); err != nil {
+				break
+			}
+		}
+		rows.Close()
+		if err == nil {
+			err = rows.Err()
+		}
+	}
+	if br != nil {
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return t.fail("read", err)
+	}
+	return nil
+}
+
+func (t *txn) Get(key []byte) ([]byte, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	if v, found, known := t.local(key); known {
+		if !found {
+			return nil, store.ErrNotFound
+		}
+		return bytes.Clone(v), nil
+	}
+	var v []byte
+	found := false
+	err := t.query(stmtGet, func(rows pgx.Rows) error {
+		found = true
+		v = bytes.Clone(rows.RawValues()[0])
+		return nil
+	}, nonNil(key))
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, store.ErrNotFound
+	}
+	return nonNil(v), nil
+}
+
+func (t *txn) Lookup(keys [][]byte, expect store.Expect, fn func(i int, value []byte, found bool) error) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	for i := 1; i < len(keys); i++ {
+		if bytes.Compare(keys[i-1], keys[i]) >= 0 {
+			return errors.New("postgres: lookup keys not ascending")
+		}
+	}
+	var ask [][]byte
+	for _, k := range keys {
+		if _, _, known := t.local(k); !known {
+			ask = append(ask, k)
+		}
+	}
+	var got map[string][]byte
+	if len(ask) > 0 {
+		got = make(map[string][]byte, len(ask))
+		read := func(rows pgx.Rows) error {
+			raw := rows.RawValues()
+			got[string(raw[0])] = bytes.Clone(raw[1])
+			return nil
+		}
+		var err error
+		if len(ask) == 1 {
+			err = t.query(stmtGet, func(rows pgx.Rows) error {
+				got[string(ask[0])] = nonNil(bytes.Clone(rows.RawValues()[0]))
+				return nil
+			}, nonNil(ask[0]))
+		} else {
+			err = t.query(stmtLookup, read, ask)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for i, k := range keys {
+		v, found, known := t.local(k)
+		if !known {
+			v, found = got[string(k)]
+		}
+		if err := fn(i, v, found); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *txn) Set(key, value []byte) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	v := append([]byte{}, value...)
+	t.over[string(key)] = &v
+	return nil
+}
+
+func (t *txn) Delete(key []byte) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	var none []byte
+	t.over[string(key)] = &none
+	return nil
+}
+
+func (t *txn) DeleteRange(start, end []byte) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	r := keyRange{start: bytes.Clone(nonNil(start)), end: bytes.Clone(end)}
+	for k := range t.over {
+		if r.contains([]byte(k)) {
+			delete(t.over, k)
+		}
+	}
+	t.ranges = append(t.ranges, r)
+	return nil
+}
+
+// Snapshot implements store.Txn: a new read-only transaction on another connection, which
+// sees everything committed before it and none of this Txn's writes (they are not sent
+// before the commit). The Update's locks order it against this process's writers only.
+func (t *txn) Snapshot() (store.Snapshot, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	s, err := t.d.openSnapshot(t.ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	s.public = true
+	t.d.snapshots.Add(1)
+	return s, nil
+}
+
+// commit sends the writes with the COMMIT (and the BEGIN, if no read sent it).
+func (t *txn) commit() error {
+	if len(t.over) == 0 && len(t.ranges) == 0 {
+		if !t.begun {
+			return nil
+		}
+		// A transaction that only read still commits: under SERIALIZABLE the commit is
+		// where a read that was not serializable is refused.
+		if _, err := t.conn.Exec(t.ctx, stmtCommit); err != nil {
+			return retryable(wrap("commit", err), false)
+		}
+		return nil
+	}
+	b := &pgx.Batch{}
+	if !t.begun {
+		b.Queue(stmtBeginUpdate)
+	}
+	for _, r := range t.ranges {
+		if r.end == nil {
+			b.Queue(stmtDeleteFrom, r.start)
+		} else {
+			b.Queue(stmtDeleteRange, r.start, r.end)
+		}
+	}
+	keys := make([]string, 0, len(t.over))
+	for k := range t.over {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // a fixed order: concurrent writers of the same keys lock them alike
+	var dels, setK, setV [][]byte
+	for _, k := range keys {
+		if v := *t.over[k]; v == nil {
+			dels = append(dels, []byte(k))
+		} else {
+			setK = append(setK, []byte(k))
+			setV = append(setV, v)
+		}
+	}
+	if len(dels) > 0 {
+		b.Queue(stmtDelete, dels)
+	}
+	switch len(setK) {
+	case 0:
+	case 1:
+		b.Queue(stmtUpsert, setK[0], setV[0])
+	default:
+		b.Queue(stmtUpsertMany, setK, setV)
+	}
+	b.Queue(stmtCommit)
+	err := t.conn.SendBatch(t.ctx, b).Close()
+	if err == nil {
+		return nil
+	}
+	if serializationFailure(err) || sqlState(err) != "" {
+		// The server answered: the COMMIT did not run (a failed statement skips the rest
+		// of the pipeline) or reported the failure itself.
+		return retryable(wrap("commit", err), true)
+	}
+	// The connection failed after the COMMIT may have reached the server: the outcome is
+	// unknown. Not retried; the client sees a retryable error, as with any timeout.
+	return retryable(fmt.Errorf("postgres: commit outcome unknown: %w", wrap("commit", err)), false)
+}

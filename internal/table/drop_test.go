@@ -1,0 +1,182 @@
+package table
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tablo/tablo/internal/azerr"
+	"github.com/tablo/tablo/internal/entity"
+	"github.com/tablo/tablo/internal/keys"
+	"github.com/tablo/tablo/internal/store"
+)
+
+// chunkedStore reports the traits of a shared engine whose range deletes cost per key, so
+// that the background deletion path runs on an in-memory Pebble.
+type chunkedStore struct{ store.Store }
+
+func (chunkedStore) Traits() store.Traits { return store.Traits{Shared: true, RangeDeleteChunk: 7} }
+
+func countKeys(t *testing.T, st store.Store, start, end []byte) int {
+	t.Helper()
+	n := 0
+	if err := st.Scan(context.Background(), start, end, func(k, v []byte) (bool, error) { n++; return true, nil }); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// waitPurged waits until table id has no entity and no drop record left.
+func waitPurged(t *testing.T, st store.Store, id uint64) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for countKeys(t, st, keys.TablePrefix(id), keys.TableEnd(id)) != 0 || countKeys(t, st, dropKey(id), keys.PrefixEnd(dropKey(id))) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the deleted table's entities were not purged")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func fillTable(t *testing.T, svc *Service, name string, n int) {
+	t.Helper()
+	for i := range n {
+		e := &entity.Entity{PartitionKey: fmt.Sprint(i % 3), RowKey: fmt.Sprint(i)}
+		if _, err := svc.Write(context.Background(), "acct", name, Op{Kind: Insert, Entity: e}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestDeleteTableInChunks: on an engine with costly range deletes, Delete Table is a catalog
+// change: the table is gone at once for every reader and writer, a re-created table is
+// empty, and the entities are purged in the background.
+func TestDeleteTableInChunks(t *testing.T) {
+	ctx := context.Background()
+	_, db := newService(t)
+	st := chunkedStore{db}
+	svc := New(st, Options{})
+	defer svc.Close()
+	tb, err := svc.CreateTable(ctx, "acct", "big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fillTable(t, svc, "big", 40)
+	if err := svc.DeleteTable(ctx, "acct", "big"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.GetTable(ctx, "acct", "big"); !azerr.Is(err, azerr.ResourceNotFound) {
+		t.Fatalf("deleted table found: %v", err)
+	}
+	_, err = svc.Write(ctx, "acct", "big", Op{Kind: InsertOrReplace, Entity: &entity.Entity{PartitionKey: "0", RowKey: "0"}})
+	if !azerr.Is(err, azerr.TableNotFound) {
+		t.Fatalf("write into a deleted table: %v", err)
+	}
+	if _, err := svc.CreateTable(ctx, "acct", "big"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.GetEntity(ctx, "acct", "big", "0", "0"); !azerr.Is(err, azerr.ResourceNotFound) {
+		t.Fatalf("re-created table not empty: %v", err)
+	}
+	waitPurged(t, st, tb.ID)
+}
+
+// TestDropResumesAtStart: a drop record left by a front end that stopped before purging is
+// finished by the next Service to start on the store.
+func TestDropResumesAtStart(t *testing.T) {
+	ctx := context.Background()
+	_, db := newService(t)
+	st := chunkedStore{db}
+	svc := New(st, Options{})
+	tb, err := svc.CreateTable(ctx, "acct", "left")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fillTable(t, svc, "left", 20)
+	svc.Close()
+	// What Delete Table commits, without its process surviving to purge.
+	err = st.Update(ctx, nil, func(tx store.Txn) error {
+		if err := tx.Delete(keys.Table("acct", strings.ToLower("left"))); err != nil {
+			return err
+		}
+		return tx.Set(dropKey(tb.ID), nil)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := countKeys(t, st, keys.TablePrefix(tb.ID), keys.TableEnd(tb.ID)); n != 20 {
+		t.Fatalf("%d entities before the restart", n)
+	}
+	svc2 := New(st, Options{})
+	defer svc2.Close()
+	waitPurged(t, st, tb.ID)
+	if _, err := svc2.GetTable(ctx, "acct", "left"); !azerr.Is(err, azerr.ResourceNotFound) {
+		t.Fatalf("GetTable: %v", err)
+	}
+}
+
+// TestSharedStoreTableHints: two Services on one shared store stand for two front ends. One
+// deletes and re-creates a table the other has written to; the other's next write lands in
+// the new table, its reads see the new table only, and a table deleted for good is not found.
+func TestSharedStoreTableHints(t *testing.T) {
+	ctx := context.Background()
+	_, db := newService(t)
+	st := chunkedStore{db}
+	a, b := New(st, Options{}), New(st, Options{})
+	defer a.Close()
+	defer b.Close()
+	put := func(svc *Service, rk string) error {
+		_, err := svc.Write(ctx, "acct", "tab1", Op{Kind: InsertOrReplace, Entity: &entity.Entity{PartitionKey: "p", RowKey: rk}})
+		return err
+	}
+	if _, err := a.CreateTable(ctx, "acct", "tab1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := put(b, "old"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.GetEntity(ctx, "acct", "tab1", "p", "old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.DeleteTable(ctx, "acct", "tab1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.GetEntity(ctx, "acct", "tab1", "p", "old"); !azerr.Is(err, azerr.TableNotFound) {
+		t.Fatalf("read of a deleted table through the other service: %v", err)
+	}
+	if err := put(b, "x"); !azerr.Is(err, azerr.TableNotFound) {
+		t.Fatalf("write into a deleted table through the other service: %v", err)
+	}
+	if err := put(b, "warm"); !azerr.Is(err, azerr.TableNotFound) { // b has no hint now
+		t.Fatalf("second write: %v", err)
+	}
+	// b learns the id again, then a deletes and re-creates the table.
+	if _, err := a.CreateTable(ctx, "acct", "tab1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := put(b, "mid"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.DeleteTable(ctx, "acct", "tab1"); err != nil {
+		t.Fatal(err)
+	}
+	t3, err := a.CreateTable(ctx, "acct", "tab1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := put(b, "new"); err != nil { // b's id for the table is stale here
+		t.Fatalf("write after the re-create: %v", err)
+	}
+	if _, err := b.GetEntity(ctx, "acct", "tab1", "p", "mid"); !azerr.Is(err, azerr.ResourceNotFound) {
+		t.Fatalf("the re-created table shows the old one's entity: %v", err)
+	}
+	e, err := a.GetEntity(ctx, "acct", "tab1", "p", "new")
+	if err != nil || e.RowKey != "new" {
+		t.Fatalf("the write did not land in the re-created table: %v", err)
+	}
+	if n := countKeys(t, st, keys.TablePrefix(t3.ID), keys.TableEnd(t3.ID)); n != 1 {
+		t.Fatalf("%d entities in the re-created table, want 1", n)
+	}
+}
