@@ -28,7 +28,7 @@ type multiServer struct {
 func startServerWithAccounts(t testing.TB, accounts string) *multiServer {
 	t.Helper()
 	var stderr strings.Builder
-	cfg, err := config.Load([]string{"--accounts", accounts, "--in-memory", "--table-port", "0", "--queue-port", "0", "--blob-port", "0", "--admin-port", "0"},
+	cfg, err := config.Load(freePorts("--accounts", accounts, "--in-memory"),
 		func(string) string { return "" }, &stderr)
 	if err != nil {
 		t.Fatalf("config: %v %s", err, stderr.String())

@@ -62,8 +62,8 @@ func TestStartupSummary(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			const secret = "c2VjcmV0LWtleS1ub3QtdG8tYmUtcHJpbnRlZA==" // base64 of a made-up key
-			args := append([]string{"--table-port", "0", "--queue-port", "0", "--blob-port", "0", "--admin-port", "0", "--log-level", "error",
-				"--accounts", "devstoreaccount1:" + devKey + ",other:" + secret}, tc.args...)
+			args := append(freePorts("--log-level", "error",
+				"--accounts", "devstoreaccount1:"+devKey+",other:"+secret), tc.args...)
 			cmd := exec.Command(bin, args...)
 			stdout, err := cmd.StdoutPipe()
 			if err != nil {
@@ -130,7 +130,7 @@ func TestStartupRefusals(t *testing.T) {
 		defer ln.Close()
 		port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 		dir := filepath.Join(t.TempDir(), "never-created")
-		code, out := runToExit(t, bin, nil, "--table-port", port, "--queue-port", "0", "--blob-port", "0", "--admin-port", "0", "--data-dir", dir)
+		code, out := runToExit(t, bin, nil, freePorts("--table-port", port, "--data-dir", dir)...)
 		if code == 0 || !strings.Contains(out, "Table service: port "+port) || !strings.Contains(out, "--table-port") {
 			t.Errorf("exit %d, output %q: want a refusal naming the service, port and flag", code, out)
 		}
@@ -145,7 +145,7 @@ func TestStartupRefusals(t *testing.T) {
 		}
 		dir := t.TempDir()
 		p, _ := startTablo(t, bin, dir)
-		code, out := runToExit(t, bin, nil, "--table-port", "0", "--queue-port", "0", "--blob-port", "0", "--admin-port", "0", "--data-dir", dir)
+		code, out := runToExit(t, bin, nil, freePorts("--data-dir", dir)...)
 		want := fmt.Sprintf("data directory %s is in use by another Tablo (process %d", dir, p.cmd.Process.Pid)
 		if code == 0 || !strings.Contains(out, want) {
 			t.Errorf("exit %d, output %q: want %q", code, out, want)
@@ -153,7 +153,7 @@ func TestStartupRefusals(t *testing.T) {
 	})
 
 	t.Run("bad variable", func(t *testing.T) {
-		code, out := runToExit(t, bin, []string{"TABLO_IN_MEMORY=yes please"}, "--table-port", "0", "--queue-port", "0", "--blob-port", "0", "--admin-port", "0")
+		code, out := runToExit(t, bin, []string{"TABLO_IN_MEMORY=yes please"}, freePorts()...)
 		if code == 0 || !strings.Contains(out, "TABLO_IN_MEMORY") || !strings.Contains(out, "yes, no, on or off") {
 			t.Errorf("exit %d, output %q: want a refusal naming the variable and the accepted values", code, out)
 		}
@@ -164,7 +164,7 @@ func TestStartupRefusals(t *testing.T) {
 		if err := os.WriteFile(f, nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		code, out := runToExit(t, bin, nil, "--table-port", "0", "--queue-port", "0", "--blob-port", "0", "--admin-port", "0", "--data-dir", f)
+		code, out := runToExit(t, bin, nil, freePorts("--data-dir", f)...)
 		if code == 0 || !strings.Contains(out, f+" is not a directory") {
 			t.Errorf("exit %d, output %q", code, out)
 		}

@@ -57,10 +57,17 @@ func startServerAt(t testing.TB, dir string) *testServer {
 // startServerArgs starts Tablo on a temporary data directory with a configuration made by
 // the real loader from command-line arguments (as `tablo` parses them). It stays on Pebble
 // in the PostgreSQL pass: its callers test flags, some of them Pebble's.
+// freePorts is args after flags that put every listener on a free port, so that a test
+// server never meets another Tablo (or an emulator) on a default port; a later flag in args
+// overrides its port.
+func freePorts(args ...string) []string {
+	return append([]string{"--table-port", "0", "--queue-port", "0", "--blob-port", "0", "--admin-port", "0"}, args...)
+}
+
 func startServerArgs(t testing.TB, args ...string) *testServer {
 	t.Helper()
 	var stderr strings.Builder
-	base := []string{"--host", "127.0.0.1", "--table-port", "0", "--queue-port", "0", "--blob-port", "0", "--admin-port", "0", "--data-dir", t.TempDir()}
+	base := freePorts("--host", "127.0.0.1", "--data-dir", t.TempDir())
 	cfg, err := config.Load(append(base, args...), func(string) string { return "" }, &stderr)
 	if err != nil {
 		t.Fatalf("config %q: %v %s", args, err, stderr.String())

@@ -534,7 +534,7 @@ func TestQueueWireShapes(t *testing.T) {
 // --services chooses the listeners: a service not started has no port open, and the
 // started one serves on its own.
 func TestServicesChooseListeners(t *testing.T) {
-	cfg, err := config.Load([]string{"--services", "queue", "--table-port", "0", "--queue-port", "0", "--admin-port", "0", "--in-memory"}, func(string) string { return "" }, io.Discard)
+	cfg, err := config.Load(freePorts("--services", "queue", "--in-memory"), func(string) string { return "" }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

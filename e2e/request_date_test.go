@@ -113,7 +113,7 @@ func TestSignatureCoversXMsDate(t *testing.T) {
 
 // TestRequestDateWindowFlag: the window is configurable for drifting test clocks.
 func TestRequestDateWindowFlag(t *testing.T) {
-	cfg, err := config.Load([]string{"--table-port", "0", "--queue-port", "0", "--blob-port", "0", "--admin-port", "0", "--in-memory", "--request-date-window", "1h"}, func(string) string { return "" }, nil)
+	cfg, err := config.Load(freePorts("--in-memory", "--request-date-window", "1h"), func(string) string { return "" }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
