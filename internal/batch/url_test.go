@@ -27,6 +27,7 @@ func TestPathAndQuery(t *testing.T) {
 		{url: "http://h/devstoreaccount1", prefix: "/devstoreaccount1", path: "/"},
 		{url: "http://h/devstoreaccount1?a", prefix: "/devstoreaccount1", path: "/", query: "a"},
 		{url: "http://h/t(PartitionKey='#',RowKey='x')#frag", path: "/t(PartitionKey='#',RowKey='x')#frag"},
+		{url: "http:///devstoreaccount1/t", prefix: "/devstoreaccount1", path: "/t"}, // empty authority
 		{url: "/devstoreaccount1/t", prefix: "/devstoreaccount1", path: "/t"},
 		{url: "/t?$format=x", prefix: "/devstoreaccount1", path: "/t", query: "$format=x"},
 		{url: "t(PartitionKey='a',RowKey='b')", prefix: "/devstoreaccount1", path: "/t(PartitionKey='a',RowKey='b')"},
