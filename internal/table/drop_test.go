@@ -196,6 +196,20 @@ func TestSharedStoreTableHints(t *testing.T) {
 	if err := put(b, "new"); err != nil { // b's id for the table is stale here
 		t.Fatalf("write after the re-create: %v", err)
 	}
+	// b's id for the table is stale again after another re-create: its read finds the
+	// entity of the new table.
+	if err := a.DeleteTable(ctx, "acct", "tab1"); err != nil {
+		t.Fatal(err)
+	}
+	if t3, err = a.CreateTable(ctx, "acct", "tab1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := put(a, "new"); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := b.GetEntity(ctx, "acct", "tab1", "p", "new"); err != nil || e.RowKey != "new" {
+		t.Fatalf("read with a stale id after a re-create: %v", err)
+	}
 	if _, err := b.GetEntity(ctx, "acct", "tab1", "p", "mid"); !azerr.Is(err, azerr.ResourceNotFound) {
 		t.Fatalf("the re-created table shows the old one's entity: %v", err)
 	}
