@@ -498,6 +498,12 @@ func TestBatchAnswers(t *testing.T) {
 			t.Errorf("batch answer lacks %q:\n%s", want, got)
 		}
 	}
+	for _, part := range strings.Split(got, "--changesetresponse_") {
+		applied := strings.Contains(part, "Preference-Applied: return-content\r\n")
+		if strings.Contains(part, `"RowKey":"a"`) && applied || strings.Contains(part, `"RowKey":"c"`) && !applied {
+			t.Errorf("Preference-Applied in the wrong sub-response:\n%s", part)
+		}
+	}
 	// Every written entity shares the one Timestamp, and its ETag is in the answer.
 	rec = ts.ok(ts.do("GET", "/devstoreaccount1/bat(PartitionKey='p',RowKey='d')", "", nil), 200, "get d")
 	etag := rec.Header().Get("ETag")
@@ -891,4 +897,35 @@ func TestServicePropertiesAndPreflight(t *testing.T) {
 		t.Errorf("preflight of another origin: %d", rec.Code)
 	}
 	ts.fails(ts.do("PUT", "/devstoreaccount1/?restype=service&comp=properties", strings.Repeat(" ", 1<<20), nil), 413, "RequestBodyTooLarge", "huge properties")
+}
+
+// TestBatchSubRequestHeaders: each sub-request's own Accept (none: minimal metadata) and
+// Prefer decide its answer; a SAS upsert in a changeset needs add and update.
+func TestBatchSubRequestHeaders(t *testing.T) {
+	ts := newTestServer(t)
+	ts.createTable("hdr")
+	raw := func(target, hdr, body string) string {
+		return "POST " + target + " HTTP/1.1\r\nContent-Type: application/json\r\n" + hdr + "\r\n" + body
+	}
+	rec := ts.ok(ts.do("POST", "/devstoreaccount1/$batch", batchBody(
+		raw(base+"/hdr", "Accept: application/json;odata=nometadata\r\n", `{"PartitionKey":"p","RowKey":"a"}`),
+		raw(base+"/hdr", "Accept: application/json;odata=fullmetadata\r\n", `{"PartitionKey":"p","RowKey":"b"}`),
+		raw(base+"/hdr", "", `{"PartitionKey":"p","RowKey":"c"}`),
+	), batchHeader), 202, "batch")
+	got := rec.Body.String()
+	for _, want := range []string{
+		"Content-Type: application/json;odata=nometadata;streaming=true;charset=utf-8\r\n",
+		"Content-Type: application/json;odata=fullmetadata;streaming=true;charset=utf-8\r\n",
+		"Content-Type: application/json;odata=minimalmetadata;streaming=true;charset=utf-8\r\n",
+		`"odata.type":"devstoreaccount1.hdr"`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("answer lacks %q:\n%s", want, got)
+		}
+	}
+	upsert := sub("PUT", base+"/hdr(PartitionKey='p',RowKey='a')", "", `{}`)
+	rec = ts.ok(ts.sas("POST", "/devstoreaccount1/$batch", tableSAS("hdr", "u", "", "", ""), batchBody(upsert), batchHeader), 202, "SAS upsert")
+	if got := rec.Body.String(); subStatuses(got) != "403 Forbidden" || !strings.Contains(got, "AuthorizationPermissionMismatch") {
+		t.Errorf("upsert with update only:\n%s", got)
+	}
 }
