@@ -41,7 +41,7 @@ func TestChangesetWriterInsertedNoContent(t *testing.T) {
 			}
 		}
 	}
-	for _, bad := range [][2]string{{"a\rb", "e"}, {"a", "e\nf"}} {
+	for _, bad := range [][2]string{{"a\rb", "e"}, {"a", "e\nf"}, {"\rb", "e"}, {"\nb", "e"}} {
 		viaSub := NewChangesetWriter([]byte("x"), "b", "c")
 		direct := NewChangesetWriter([]byte("x"), "b", "c")
 		sub := InsertedNoContent(bad[0], bad[1])
