@@ -929,3 +929,13 @@ func TestBatchSubRequestHeaders(t *testing.T) {
 		t.Errorf("upsert with update only:\n%s", got)
 	}
 }
+
+// TestACLBodyAtLimit: a Set Table ACL body of exactly 64 KiB is read, one byte more is
+// RequestBodyTooLarge.
+func TestACLBodyAtLimit(t *testing.T) {
+	ts := newTestServer(t)
+	ts.createTable("lim")
+	pad := func(n int) string { return aclXML + strings.Repeat(" ", n-len(aclXML)) }
+	ts.ok(ts.do("PUT", "/devstoreaccount1/lim?comp=acl", pad(64<<10), nil), 204, "64 KiB ACL")
+	ts.fails(ts.do("PUT", "/devstoreaccount1/lim?comp=acl", pad(64<<10+1), nil), 413, "RequestBodyTooLarge", "ACL one byte too large")
+}
