@@ -60,7 +60,7 @@ const deleteBatch = 64
 // listBatch is the catalog rows ListExtents reads per statement.
 const listBatch = 1000
 
-// reclaimEvery is how often each front end looks for unfinished extents; deletingAge is how
+// reclaimEvery is how often each front end looks for unfinished extents (by default); deletingAge is how
 // long a row marked deleting is left to the front end that marked it before anyone else
 // finishes the job.
 const (
@@ -532,15 +532,15 @@ func (d *DB) ReclaimExtents(ctx context.Context) (int, error) {
 	}
 }
 
-// reclaimLoop runs ReclaimExtents at start and every reclaimEvery until Close.
-func (d *DB) reclaimLoop() {
+// reclaimLoop runs ReclaimExtents at start and every interval until Close.
+func (d *DB) reclaimLoop(interval time.Duration) {
 	defer d.background.Done()
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		<-d.stop
 		cancel()
 	}()
-	t := time.NewTicker(reclaimEvery)
+	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		if n, err := d.ReclaimExtents(ctx); err != nil && ctx.Err() == nil {

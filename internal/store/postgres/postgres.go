@@ -57,6 +57,9 @@ type Options struct {
 	// AbandonAfter is how long an extent being written may go without a chunk written before
 	// any front end deletes it as abandoned (default DefaultAbandonAfter; extents.go).
 	AbandonAfter time.Duration
+	// ReclaimInterval is how often the engine looks for abandoned extents (default 1
+	// minute; negative: never in the background, tests call ReclaimExtents).
+	ReclaimInterval time.Duration
 }
 
 // RangeDeleteChunk is how many keys the engine advises deleting per Update (store.Traits):
@@ -136,8 +139,13 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	}
 	d := &DB{pool: pool, locks: stripelock.New(), timeout: o.StatementTimeout + 5*time.Second, log: o.Logger,
 		abandonAfter: o.AbandonAfter, stop: make(chan struct{})}
-	d.background.Add(1)
-	go d.reclaimLoop()
+	if o.ReclaimInterval == 0 {
+		o.ReclaimInterval = reclaimEvery
+	}
+	if o.ReclaimInterval > 0 {
+		d.background.Add(1)
+		go d.reclaimLoop(o.ReclaimInterval)
+	}
 	return d, nil
 }
 
