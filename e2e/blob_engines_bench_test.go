@@ -19,6 +19,9 @@ import (
 	"github.com/tablo/tablo/internal/store/postgres/pgtest"
 )
 
+// benchRounds is how many times each cell runs on each engine.
+const benchRounds = 3
+
 // TestBlobEngineBench measures Blob uploads and downloads on the Pebble and PostgreSQL engines
 // side by side in one run (cells alternate between the engines), and logs PostgreSQL's
 // throughput as a ratio of Pebble's. TABLO_BLOB_ENGINE_BENCH=<seconds per cell>; needs
@@ -83,22 +86,27 @@ func TestBlobEngineBench(t *testing.T) {
 				return err
 			}
 		}
-		res := map[string][2]benchResult{}
-		for _, e := range engines {
-			ru, err := runBench(c.clients, d, c.size, up(clients[e]))
-			if err != nil {
-				t.Fatal(e, err)
+		// Rounds alternate the engines so that the machine's noise falls on both alike.
+		var bytes, secs [2][2]float64 // [engine][up, down]
+		for range benchRounds {
+			for e, name := range engines {
+				ru, err := runBench(c.clients, d, c.size, up(clients[name]))
+				if err != nil {
+					t.Fatal(name, err)
+				}
+				rd, err := runBench(c.clients, d, c.size, down(clients[name]))
+				if err != nil {
+					t.Fatal(name, err)
+				}
+				for i, r := range []benchResult{ru, rd} {
+					bytes[e][i] += float64(r.bytes)
+					secs[e][i] += r.dur.Seconds()
+				}
 			}
-			rd, err := runBench(c.clients, d, c.size, down(clients[e]))
-			if err != nil {
-				t.Fatal(e, err)
-			}
-			res[e] = [2]benchResult{ru, rd}
 		}
-		mbs := func(r benchResult) float64 { return float64(r.bytes) / r.dur.Seconds() / 1e6 }
 		for i, dir := range []string{"upload  ", "download"} {
-			p, q := res["pebble"][i], res["postgres"][i]
-			t.Logf("%s %-24s x%d: pebble %7.1f MB/s, postgres %7.1f MB/s, ratio %.2f", dir, c.name, c.clients, mbs(p), mbs(q), mbs(q)/mbs(p))
+			p, q := bytes[0][i]/secs[0][i]/1e6, bytes[1][i]/secs[1][i]/1e6
+			t.Logf("%s %-24s x%d: pebble %7.1f MB/s, postgres %7.1f MB/s, ratio %.2f", dir, c.name, c.clients, p, q, q/p)
 		}
 	}
 }

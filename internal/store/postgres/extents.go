@@ -81,15 +81,27 @@ const (
 )
 
 const (
-	stmtExtentNew = `INSERT INTO tablo_extents (id, state, size, touched) VALUES (nextval('tablo_extent_ids'), 0, 0, now()) RETURNING id`
-	// One statement, so one transaction: the touch and the chunk commit together, and the
-	// chunk is written only while the extent is still being written.
-	stmtExtentChunk = `WITH live AS (UPDATE tablo_extents SET touched = now(), size = $4 WHERE id = $1 AND state = 0 RETURNING id) ` +
-		`INSERT INTO tablo_extent_chunks (id, n, data) SELECT id, $2::INT, $3::BYTEA FROM live ON CONFLICT (id, n) DO UPDATE SET data = excluded.data`
-	stmtExtentCommit   = `UPDATE tablo_extents SET state = 1, size = $2, touched = now() WHERE id = $1 AND state = 0`
+	stmtExtentNew = `SELECT nextval('tablo_extent_ids')`
+	// Each chunk is one statement, so one transaction: the catalog row's touch (and, with the
+	// last chunk, its commit) and the chunk are written together, and a chunk is written only
+	// while its extent is still being written. The first chunk creates the row; later ones
+	// only update it, so that a row reclaimed meanwhile is never brought back with holes.
+	stmtExtentFirst = `INSERT INTO tablo_extents (id, state, size, touched) VALUES ($1, $5::SMALLINT, $4, now()) ` +
+		`ON CONFLICT (id) DO UPDATE SET state = excluded.state, size = excluded.size, touched = now() WHERE tablo_extents.state = 0 RETURNING id`
+	stmtExtentNext = `UPDATE tablo_extents SET state = $5::SMALLINT, size = $4, touched = now() WHERE id = $1 AND state = 0 RETURNING id`
+	chunkInsert    = `INSERT INTO tablo_extent_chunks (id, n, data) SELECT e.id, $2::INT, $3::BYTEA FROM e%s ON CONFLICT (id, n) DO UPDATE SET data = excluded.data`
+	// A chunk that is not the last may commit without waiting for its WAL flush: the last
+	// chunk's (or Commit's) synchronous commit flushes the log up to itself, so every earlier
+	// chunk is durable before Commit returns; a crash before that loses only an uncommitted
+	// extent. Used where the database accepts it (PostgreSQL; probed at Open).
+	chunkAsync = `, (SELECT set_config('synchronous_commit', 'off', true)) AS cfg`
+	// Commit when the bytes ended exactly at a chunk boundary (or there were none).
+	stmtExtentCommit = `INSERT INTO tablo_extents (id, state, size, touched) VALUES ($1, 1, $2, now()) ` +
+		`ON CONFLICT (id) DO UPDATE SET state = 1, size = excluded.size, touched = now() WHERE tablo_extents.state = 0`
+	stmtProbeAsync     = `SELECT set_config('synchronous_commit', 'off', true)`
 	stmtExtentState    = `SELECT state, size FROM tablo_extents WHERE id = $1`
 	stmtExtentAbort    = `UPDATE tablo_extents SET state = 2, touched = now() WHERE id = $1 AND state = 0 RETURNING size`
-	stmtExtentSize     = `SELECT size FROM tablo_extents WHERE id = $1 AND state = 1`
+	stmtExtentOpen     = `SELECT e.size, substring(c.data FROM $3::INT FOR $4::INT) FROM tablo_extents e LEFT JOIN tablo_extent_chunks c ON c.id = e.id AND c.n = $2::INT WHERE e.id = $1 AND e.state = 1`
 	stmtExtentRead     = `SELECT substring(data FROM $3::INT FOR $4::INT) FROM tablo_extent_chunks WHERE id = $1 AND n = $2`
 	stmtExtentList     = `SELECT id, size FROM tablo_extents WHERE id > $1 AND state = 1 ORDER BY id LIMIT $2`
 	stmtExtentMark     = `UPDATE tablo_extents SET state = 2, touched = now() WHERE id = ANY($1) AND state = 1 RETURNING id, size`
@@ -132,22 +144,52 @@ func (d *DB) idempotent(ctx context.Context, op, sql string, args ...any) (int64
 	return n, err
 }
 
+// chunkStmt returns the statement writing chunk n (first: n == 0; async: not the last).
+func chunkStmt(first, async bool) string {
+	catalog, cfg := stmtExtentNext, ""
+	if first {
+		catalog = stmtExtentFirst
+	}
+	if async {
+		cfg = chunkAsync
+	}
+	return "WITH e AS (" + catalog + ") " + fmt.Sprintf(chunkInsert, cfg)
+}
+
+var chunkStmts = [2][2]string{
+	{chunkStmt(false, false), chunkStmt(false, true)},
+	{chunkStmt(true, false), chunkStmt(true, true)},
+}
+
+// probeAsync reports whether the database lets a transaction commit without waiting for its
+// log flush (PostgreSQL's synchronous_commit; other databases may refuse the setting).
+func probeAsync(ctx context.Context, d *DB) bool {
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	_, err := d.pool.Exec(ctx, stmtProbeAsync)
+	return err == nil
+}
+
 func (e extents) NewExtent(ctx context.Context) (store.ExtentWriter, error) {
 	d := e.d
-	if !d.enter() {
-		return nil, store.ErrClosed
-	}
-	defer d.inflight.RUnlock()
-	qctx, cancel := context.WithTimeout(ctx, d.timeout)
-	defer cancel()
 	var id int64
-	if err := d.pool.QueryRow(qctx, stmtExtentNew).Scan(&id); err != nil {
+	err := d.retryRead(ctx, func() error {
+		if !d.enter() {
+			return store.ErrClosed
+		}
+		defer d.inflight.RUnlock()
+		qctx, cancel := context.WithTimeout(ctx, d.timeout)
+		defer cancel()
+		return d.pool.QueryRow(qctx, stmtExtentNew).Scan(&id)
+	})
+	if err != nil {
 		return nil, wrap("new extent", err)
 	}
 	return &extentWriter{d: d, ctx: context.WithoutCancel(ctx), id: uint64(id), buf: make([]byte, 0, chunkSize)}, nil
 }
 
-// extentWriter buffers one chunk and writes each full one as it fills.
+// extentWriter buffers one chunk and writes each full one as it fills. Its catalog row is
+// created with the first chunk, so an extent of one chunk costs one statement.
 type extentWriter struct {
 	d    *DB
 	ctx  context.Context // the caller's values, not its cancellation (Abort must still run)
@@ -170,28 +212,32 @@ func (w *extentWriter) Write(p []byte) (int, error) {
 	}
 	written := 0
 	for len(p) > 0 {
-		k := min(len(p), chunkSize-len(w.buf))
-		w.buf = append(w.buf, p[:k]...)
-		p, written = p[k:], written+k
+		// A full chunk is written only when more bytes follow it, so that the last chunk
+		// can carry the commit.
 		if len(w.buf) == chunkSize {
-			if err := w.flush(); err != nil {
+			if err := w.flush(false); err != nil {
 				return written, err
 			}
 		}
+		k := min(len(p), chunkSize-len(w.buf))
+		w.buf = append(w.buf, p[:k]...)
+		p, written = p[k:], written+k
 	}
 	return written, nil
 }
 
-// flush writes the buffered chunk (idempotent: a retry after a lost connection rewrites the
-// same row).
-func (w *extentWriter) flush() error {
-	if len(w.buf) == 0 {
-		return nil
-	}
+// flush writes the buffered chunk, committing the extent with it when last (idempotent: a
+// retry after a lost connection rewrites the same row).
+func (w *extentWriter) flush(last bool) error {
 	size := w.size + int64(len(w.buf))
-	n, err := w.d.idempotent(w.ctx, "write extent", stmtExtentChunk, int64(w.id), w.n, w.buf, size)
+	state := int16(stateWriting)
+	if last {
+		state = stateCommitted
+	}
+	stmt := chunkStmts[b2i(w.n == 0)][b2i(!last && w.d.asyncChunks)]
+	n, err := w.d.idempotent(w.ctx, "write extent", stmt, int64(w.id), w.n, w.buf, size, state)
 	if err == nil && n == 0 {
-		err = fmt.Errorf("postgres: extent %d was reclaimed while being written (untouched longer than the abandon age)", w.id)
+		err = w.lost(last, size)
 	}
 	if err != nil {
 		w.err = err
@@ -203,35 +249,56 @@ func (w *extentWriter) flush() error {
 	return nil
 }
 
-// Commit writes the last chunk and marks the extent committed: every chunk statement was
-// committed before, so the extent is durable once this one is.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// lost explains a chunk or commit statement that changed no row: either a retry of a commit
+// whose answer was lost (the extent is then committed with our size), or the extent was
+// reclaimed as abandoned.
+func (w *extentWriter) lost(last bool, size int64) error {
+	if last {
+		var state int16
+		var got int64
+		err := w.d.retryRead(w.ctx, func() error {
+			return w.d.pool.QueryRow(w.ctx, stmtExtentState, int64(w.id)).Scan(&state, &got)
+		})
+		if err == nil && state == stateCommitted && got == size {
+			return nil
+		}
+	}
+	return fmt.Errorf("postgres: extent %d was reclaimed while being written (untouched longer than the abandon age)", w.id)
+}
+
+// Commit writes the last chunk together with the extent's commit: every earlier chunk was
+// written before, so the extent is durable and whole once this statement has committed.
 func (w *extentWriter) Commit() (uint64, error) {
 	if w.done {
 		return 0, errors.New("postgres: extent already finished")
 	}
-	if err := w.flush(); err != nil {
+	if w.err != nil {
+		w.Abort()
+		return 0, w.err
+	}
+	var err error
+	if len(w.buf) > 0 {
+		err = w.flush(true)
+	} else {
+		// No bytes, or they ended exactly with the last written chunk.
+		var n int64
+		n, err = w.d.idempotent(w.ctx, "commit extent", stmtExtentCommit, int64(w.id), w.size)
+		if err == nil && n == 0 {
+			err = w.lost(true, w.size)
+		}
+	}
+	if err != nil {
 		w.Abort()
 		return 0, err
 	}
 	w.done = true
-	n, err := w.d.idempotent(w.ctx, "commit extent", stmtExtentCommit, int64(w.id), w.size)
-	if err == nil && n == 0 {
-		// Either a retry of a commit whose answer was lost (then it is committed with our
-		// size), or the extent was reclaimed as abandoned.
-		var state int16
-		var size int64
-		qerr := w.d.retryRead(w.ctx, func() error {
-			return w.d.pool.QueryRow(w.ctx, stmtExtentState, int64(w.id)).Scan(&state, &size)
-		})
-		if qerr != nil || state != stateCommitted || size != w.size {
-			err = fmt.Errorf("postgres: extent %d was reclaimed before its commit", w.id)
-		}
-	}
-	if err != nil {
-		w.done = false
-		w.Abort()
-		return 0, err
-	}
 	w.buf = nil
 	return w.id, nil
 }
@@ -276,7 +343,17 @@ func (d *DB) dropExtent(ctx context.Context, id uint64, size int64) error {
 
 func (e extents) ReadExtent(ctx context.Context, id uint64, off, n int64) (io.ReadCloser, error) {
 	d := e.d
+	if off < 0 {
+		return nil, fmt.Errorf("postgres: read extent: negative offset %d", off)
+	}
+	// One statement finds the extent, its size and the first chunk of the range.
+	in := off % chunkSize
+	ask := chunkSize - in
+	if n >= 0 {
+		ask = min(ask, n)
+	}
 	var size int64
+	var first []byte
 	err := d.retryRead(ctx, func() error {
 		if !d.enter() {
 			return store.ErrClosed
@@ -284,7 +361,27 @@ func (e extents) ReadExtent(ctx context.Context, id uint64, off, n int64) (io.Re
 		defer d.inflight.RUnlock()
 		qctx, cancel := context.WithTimeout(ctx, d.timeout)
 		defer cancel()
-		return d.pool.QueryRow(qctx, stmtExtentSize, int64(id)).Scan(&size)
+		rows, err := d.pool.Query(qctx, stmtExtentOpen, int64(id), int32(off/chunkSize), int32(in+1), int32(ask))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		found := false
+		for rows.Next() {
+			found = true
+			raw := rows.RawValues()
+			if err := rows.Scan(&size, nil); err != nil {
+				return err
+			}
+			first = append(make([]byte, 0, min(chunkSize, max(ask, 1))), raw[1]...)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if !found {
+			return pgx.ErrNoRows
+		}
+		return nil
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, store.ErrExtentNotFound
@@ -292,90 +389,156 @@ func (e extents) ReadExtent(ctx context.Context, id uint64, off, n int64) (io.Re
 	if err != nil {
 		return nil, wrap("read extent", err)
 	}
-	if off < 0 {
-		return nil, fmt.Errorf("postgres: read extent: negative offset %d", off)
-	}
 	avail := max(0, size-off)
 	want := n
 	if n < 0 {
 		want = avail
 	}
-	return &extentReader{d: d, ctx: ctx, id: id, pos: off, end: off + min(want, avail), short: want > avail}, nil
+	r := &extentReader{d: d, id: id, pos: off, end: off + min(want, avail), short: want > avail}
+	if r.pos < r.end {
+		length := min(chunkSize-in, r.end-r.pos)
+		if int64(len(first)) < length {
+			return nil, fmt.Errorf("postgres: extent %d chunk %d: %w", id, off/chunkSize, store.ErrExtentNotFound)
+		}
+		r.rd, r.cur = first[:length], first
+		r.pos += length
+	}
+	if r.pos < r.end {
+		// The rest is fetched ahead by one chunk while the caller consumes the current one.
+		var fctx context.Context
+		fctx, r.cancel = context.WithCancel(ctx)
+		r.ch = make(chan fetched, 1)
+		r.free = make(chan []byte, 1)
+		r.done = make(chan struct{})
+		go r.prefetch(fctx, r.pos)
+	}
+	return r, nil
 }
 
-// extentReader reads a range chunk by chunk, one statement per chunk (no statement stays
-// open while the caller consumes bytes, so a slow client never meets the statement timeout),
-// holding one chunk in memory.
+// extentReader reads a range chunk by chunk, one statement per chunk, one chunk ahead of its
+// caller: at most two chunks in memory. No statement stays open while the caller consumes
+// bytes, so a slow client never meets the statement timeout.
 type extentReader struct {
 	d     *DB
-	ctx   context.Context
 	id    uint64
-	pos   int64 // offset in the extent of the next byte to fetch
+	pos   int64 // offset in the extent of the next byte to hand out
 	end   int64 // end of the bytes the extent has within the range
 	short bool  // the range asked for more than the extent has
-	buf   []byte
-	rd    []byte // unread part of buf
+	cur   []byte
+	rd    []byte // unread part of cur
+	err   error
+	// The prefetcher (nil when the first chunk covered the range).
+	cancel func()
+	ch     chan fetched
+	free   chan []byte
+	done   chan struct{}
+}
+
+type fetched struct {
+	b   []byte
+	err error
 }
 
 func (r *extentReader) Read(p []byte) (int, error) {
-	if len(r.rd) == 0 {
+	for len(r.rd) == 0 {
+		if r.err != nil {
+			return 0, r.err
+		}
 		if r.pos >= r.end {
 			if r.short {
 				return 0, io.ErrUnexpectedEOF
 			}
 			return 0, io.EOF
 		}
-		if err := r.fetch(); err != nil {
-			return 0, err
+		if r.cur != nil {
+			select {
+			case r.free <- r.cur:
+			default:
+			}
+			r.cur = nil
 		}
+		f := <-r.ch
+		if f.err != nil {
+			r.err = f.err
+			return 0, f.err
+		}
+		r.cur, r.rd = f.b, f.b
+		r.pos += int64(len(f.b))
 	}
 	k := copy(p, r.rd)
 	r.rd = r.rd[k:]
 	return k, nil
 }
 
-// fetch reads the part of the chunk at r.pos that the range covers.
-func (r *extentReader) fetch() error {
-	d := r.d
-	chunk := r.pos / chunkSize
-	in := r.pos % chunkSize
-	length := min(chunkSize-in, r.end-r.pos)
-	if r.buf == nil {
-		r.buf = make([]byte, 0, min(chunkSize, length))
+// prefetch fetches the chunks of [pos, r.end) in order into r.ch.
+func (r *extentReader) prefetch(ctx context.Context, pos int64) {
+	defer close(r.done)
+	for pos < r.end {
+		var buf []byte
+		select {
+		case buf = <-r.free:
+		default:
+			buf = make([]byte, 0, chunkSize)
+		}
+		buf, err := r.fetch(ctx, pos, buf)
+		select {
+		case r.ch <- fetched{buf, err}:
+		case <-ctx.Done():
+			return
+		}
+		if err != nil {
+			return
+		}
+		pos += int64(len(buf))
 	}
+}
+
+// fetch reads into buf the part of the chunk at pos that the range covers.
+func (r *extentReader) fetch(ctx context.Context, pos int64, buf []byte) ([]byte, error) {
+	d := r.d
+	chunk := pos / chunkSize
+	in := pos % chunkSize
+	length := min(chunkSize-in, r.end-pos)
 	found := false
-	err := d.retryRead(r.ctx, func() error {
+	err := d.retryRead(ctx, func() error {
 		if !d.enter() {
 			return store.ErrClosed
 		}
 		defer d.inflight.RUnlock()
-		ctx, cancel := context.WithTimeout(r.ctx, d.timeout)
+		qctx, cancel := context.WithTimeout(ctx, d.timeout)
 		defer cancel()
-		rows, err := d.pool.Query(ctx, stmtExtentRead, int64(r.id), int32(chunk), int32(in+1), int32(length))
+		rows, err := d.pool.Query(qctx, stmtExtentRead, int64(r.id), int32(chunk), int32(in+1), int32(length))
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
 			found = true
-			r.buf = append(r.buf[:0], rows.RawValues()[0]...)
+			buf = append(buf[:0], rows.RawValues()[0]...)
 		}
 		return rows.Err()
 	})
 	if err != nil {
-		return wrap("read extent", err)
+		return nil, wrap("read extent", err)
 	}
-	if !found || int64(len(r.buf)) != length {
+	if !found || int64(len(buf)) != length {
 		// Deleted while being read (the sweep found it unreferenced meanwhile).
-		return fmt.Errorf("postgres: extent %d chunk %d: %w", r.id, chunk, store.ErrExtentNotFound)
+		return nil, fmt.Errorf("postgres: extent %d chunk %d: %w", r.id, chunk, store.ErrExtentNotFound)
 	}
-	r.rd = r.buf
-	r.pos += length
-	return nil
+	return buf, nil
 }
 
+// Close stops the prefetcher and waits for it.
 func (r *extentReader) Close() error {
-	r.buf, r.rd = nil, nil
+	if r.cancel != nil {
+		r.cancel()
+		<-r.done
+		r.cancel = nil
+	}
+	r.cur, r.rd = nil, nil
+	if r.err == nil {
+		r.err = errors.New("postgres: read of a closed extent reader")
+	}
 	return nil
 }
 

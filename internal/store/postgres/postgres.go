@@ -75,6 +75,7 @@ type DB struct {
 	closed  atomic.Bool
 	// abandonAfter: extents.go. stop ends the background reclaimer (background).
 	abandonAfter time.Duration
+	asyncChunks  bool // extents.go: chunks before the last commit without a log flush
 	stop         chan struct{}
 	background   sync.WaitGroup
 	// inflight lets Close wait for running calls.
@@ -139,6 +140,7 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	}
 	d := &DB{pool: pool, locks: stripelock.New(), timeout: o.StatementTimeout + 5*time.Second, log: o.Logger,
 		abandonAfter: o.AbandonAfter, stop: make(chan struct{})}
+	d.asyncChunks = probeAsync(ctx, d)
 	if o.ReclaimInterval == 0 {
 		o.ReclaimInterval = reclaimEvery
 	}
