@@ -95,9 +95,9 @@ const (
 	// chunk is durable before Commit returns; a crash before that loses only an uncommitted
 	// extent. Used where the database accepts it (PostgreSQL; probed at Open).
 	chunkAsync = `, (SELECT set_config('synchronous_commit', 'off', true)) AS cfg`
-	// Commit when the bytes ended exactly at a chunk boundary (or there were none).
-	stmtExtentCommit = `INSERT INTO tablo_extents (id, state, size, touched) VALUES ($1, 1, $2, now()) ` +
-		`ON CONFLICT (id) DO UPDATE SET state = 1, size = excluded.size, touched = now() WHERE tablo_extents.state = 0`
+	// Commit of an empty extent (a non-empty one commits with its last chunk).
+	stmtExtentEmpty = `INSERT INTO tablo_extents (id, state, size, touched) VALUES ($1, 1, 0, now()) ` +
+		`ON CONFLICT (id) DO UPDATE SET state = 1, size = 0, touched = now() WHERE tablo_extents.state = 0`
 	stmtProbeAsync     = `SELECT set_config('synchronous_commit', 'off', true)`
 	stmtExtentState    = `SELECT state, size FROM tablo_extents WHERE id = $1`
 	stmtExtentAbort    = `UPDATE tablo_extents SET state = 2, touched = now() WHERE id = $1 AND state = 0 RETURNING size`
@@ -188,17 +188,21 @@ func (e extents) NewExtent(ctx context.Context) (store.ExtentWriter, error) {
 	return &extentWriter{d: d, ctx: context.WithoutCancel(ctx), id: uint64(id), buf: make([]byte, 0, chunkSize)}, nil
 }
 
-// extentWriter buffers one chunk and writes each full one as it fills. Its catalog row is
-// created with the first chunk, so an extent of one chunk costs one statement.
+// extentWriter buffers one chunk and writes each full one as it fills, in the background
+// while the caller fills the next one (so at most two chunks in memory and one statement in
+// flight; chunks reach the database in order). Its catalog row is created with the first
+// chunk, so an extent of one chunk costs one statement.
 type extentWriter struct {
-	d    *DB
-	ctx  context.Context // the caller's values, not its cancellation (Abort must still run)
-	id   uint64
-	buf  []byte
-	n    int32 // the next chunk's number
-	size int64 // bytes in written chunks
-	err  error
-	done bool
+	d     *DB
+	ctx   context.Context // the caller's values, not its cancellation (Abort must still run)
+	id    uint64
+	buf   []byte
+	spare []byte     // the buffer of the chunk in flight, reused once it is written
+	fly   chan error // the chunk in flight's outcome (nil: none in flight)
+	n     int32      // the next chunk's number
+	size  int64      // bytes in chunks handed to the database
+	err   error
+	done  bool
 }
 
 func (w *extentWriter) ID() uint64 { return w.id }
@@ -215,7 +219,7 @@ func (w *extentWriter) Write(p []byte) (int, error) {
 		// A full chunk is written only when more bytes follow it, so that the last chunk
 		// can carry the commit.
 		if len(w.buf) == chunkSize {
-			if err := w.flush(false); err != nil {
+			if err := w.flushBehind(); err != nil {
 				return written, err
 			}
 		}
@@ -226,27 +230,47 @@ func (w *extentWriter) Write(p []byte) (int, error) {
 	return written, nil
 }
 
-// flush writes the buffered chunk, committing the extent with it when last (idempotent: a
-// retry after a lost connection rewrites the same row).
-func (w *extentWriter) flush(last bool) error {
-	size := w.size + int64(len(w.buf))
+// wait waits for the chunk in flight and returns the writer's first failure.
+func (w *extentWriter) wait() error {
+	if w.fly != nil {
+		if err := <-w.fly; err != nil && w.err == nil {
+			w.err = err
+		}
+		w.fly = nil
+	}
+	return w.err
+}
+
+// flushBehind starts writing the buffered (full, not last) chunk and swaps buffers.
+func (w *extentWriter) flushBehind() error {
+	if err := w.wait(); err != nil {
+		return err
+	}
+	buf, n, size := w.buf, w.n, w.size+int64(len(w.buf))
+	w.n, w.size = n+1, size
+	if w.spare == nil {
+		w.spare = make([]byte, 0, chunkSize)
+	}
+	w.buf, w.spare = w.spare[:0], buf
+	fly := make(chan error, 1)
+	w.fly = fly
+	go func() { fly <- w.writeChunk(n, buf, size, false) }()
+	return nil
+}
+
+// writeChunk writes chunk n, committing the extent with it when last (idempotent: a retry
+// after a lost connection rewrites the same row).
+func (w *extentWriter) writeChunk(n int32, buf []byte, size int64, last bool) error {
 	state := int16(stateWriting)
 	if last {
 		state = stateCommitted
 	}
-	stmt := chunkStmts[b2i(w.n == 0)][b2i(!last && w.d.asyncChunks)]
-	n, err := w.d.idempotent(w.ctx, "write extent", stmt, int64(w.id), w.n, w.buf, size, state)
-	if err == nil && n == 0 {
+	stmt := chunkStmts[b2i(n == 0)][b2i(!last && w.d.asyncChunks)]
+	rows, err := w.d.idempotent(w.ctx, "write extent", stmt, int64(w.id), n, buf, size, state)
+	if err == nil && rows == 0 {
 		err = w.lost(last, size)
 	}
-	if err != nil {
-		w.err = err
-		return err
-	}
-	w.n++
-	w.size = size
-	w.buf = w.buf[:0]
-	return nil
+	return err
 }
 
 func b2i(b bool) int {
@@ -279,19 +303,16 @@ func (w *extentWriter) Commit() (uint64, error) {
 	if w.done {
 		return 0, errors.New("postgres: extent already finished")
 	}
-	if w.err != nil {
-		w.Abort()
-		return 0, w.err
-	}
-	var err error
-	if len(w.buf) > 0 {
-		err = w.flush(true)
-	} else {
-		// No bytes, or they ended exactly with the last written chunk.
+	err := w.wait()
+	if err == nil && len(w.buf) > 0 {
+		err = w.writeChunk(w.n, w.buf, w.size+int64(len(w.buf)), true)
+	} else if err == nil {
+		// No bytes at all: a full chunk is written only once a byte follows it, so the
+		// buffer is empty at Commit only when nothing was written.
 		var n int64
-		n, err = w.d.idempotent(w.ctx, "commit extent", stmtExtentCommit, int64(w.id), w.size)
+		n, err = w.d.idempotent(w.ctx, "commit extent", stmtExtentEmpty, int64(w.id))
 		if err == nil && n == 0 {
-			err = w.lost(true, w.size)
+			err = w.lost(true, 0)
 		}
 	}
 	if err != nil {
@@ -299,7 +320,7 @@ func (w *extentWriter) Commit() (uint64, error) {
 		return 0, err
 	}
 	w.done = true
-	w.buf = nil
+	w.buf, w.spare = nil, nil
 	return w.id, nil
 }
 
@@ -310,7 +331,8 @@ func (w *extentWriter) Abort() {
 		return
 	}
 	w.done = true
-	w.buf = nil
+	_ = w.wait() // the chunk in flight may create the catalog row
+	w.buf, w.spare = nil, nil
 	ctx, cancel := context.WithTimeout(w.ctx, w.d.timeout)
 	defer cancel()
 	if !w.d.enter() {
