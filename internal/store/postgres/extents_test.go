@@ -193,3 +193,46 @@ func listAll(t *testing.T, db *postgres.DB) map[uint64]int64 {
 	}
 	return m
 }
+
+// TestMigratesVersion1: a database created by a build without extents (schema version 1,
+// data in tablo_kv) is brought to the current version at Open, keeping its data, and then
+// stores extents; opening again changes nothing.
+func TestMigratesVersion1(t *testing.T) {
+	url := pgtest.URL(t)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, stmt := range []string{
+		`CREATE TABLE tablo_schema (id INT PRIMARY KEY, version INT NOT NULL)`,
+		`INSERT INTO tablo_schema VALUES (1, 1)`,
+		`CREATE TABLE tablo_kv (k BYTEA PRIMARY KEY, v BYTEA NOT NULL)`,
+		`INSERT INTO tablo_kv VALUES ('\x6b', '\x76')`,
+	} {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := openAbandon(t, url, 0)
+	if v, err := db.Get(ctx, []byte("k")); err != nil || string(v) != "v" {
+		t.Fatalf("data after the migration: %q, %v", v, err)
+	}
+	w, err := db.Extents().NewExtent(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("bulk"))
+	if _, err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	openAbandon(t, url, 0).Close()
+	var version int
+	if err := conn.QueryRow(ctx, `SELECT version FROM tablo_schema WHERE id = 1`).Scan(&version); err != nil || version != postgres.SchemaVersion {
+		t.Fatalf("schema version %d (%v), want %d", version, err, postgres.SchemaVersion)
+	}
+	if n := count(t, url, "tablo_extent_chunks"); n != 1 {
+		t.Fatalf("%d chunk rows, want 1", n)
+	}
+}
