@@ -26,11 +26,12 @@ import (
 //	writing   → committed → deleting → (gone)
 //	writing   → deleting  → (gone)        (aborted, or abandoned by a front end that died)
 //
-// Writing streams: a writer holds one chunk in memory and sends it as one autocommitted
-// statement that also touches the catalog row (touched = now(), in the database's clock) and
-// inserts the chunk only if the row is still "writing". Commit flips the row to committed with
-// its size; every chunk was already durable, so the flip is the moment the extent exists.
-// Only committed extents are read or listed.
+// Writing streams: a writer fills one chunk while the previous one is being written, each as
+// one autocommitted statement that also touches the catalog row (touched = now(), in the
+// database's clock) and inserts the chunk only if the row is still "writing". The first chunk
+// creates the row; the last one flips it to committed with its size, in the same statement,
+// after every earlier chunk has committed, so that flip is the moment the extent exists,
+// whole. Only committed extents are read or listed.
 //
 // Deleting is cheap on the request path and never leaves orphans: the rows are first marked
 // deleting (one statement: from then on the extent is gone for readers and lists), then the
@@ -60,9 +61,9 @@ const deleteBatch = 64
 // listBatch is the catalog rows ListExtents reads per statement.
 const listBatch = 1000
 
-// reclaimEvery is how often each front end looks for unfinished extents (by default); deletingAge is how
-// long a row marked deleting is left to the front end that marked it before anyone else
-// finishes the job.
+// reclaimEvery is how often each front end looks for unfinished extents (by default);
+// deletingAge is how long a row marked deleting is left to the front end that marked it before
+// anyone else finishes the job (finishing it twice is harmless).
 const (
 	reclaimEvery = time.Minute
 	deletingAge  = time.Minute
@@ -185,7 +186,7 @@ func (e extents) NewExtent(ctx context.Context) (store.ExtentWriter, error) {
 	if err != nil {
 		return nil, wrap("new extent", err)
 	}
-	return &extentWriter{d: d, ctx: context.WithoutCancel(ctx), id: uint64(id), buf: make([]byte, 0, chunkSize)}, nil
+	return &extentWriter{d: d, ctx: context.WithoutCancel(ctx), id: uint64(id)}, nil
 }
 
 // extentWriter buffers one chunk and writes each full one as it fills, in the background
@@ -213,6 +214,9 @@ func (w *extentWriter) Write(p []byte) (int, error) {
 	}
 	if w.done {
 		return 0, errors.New("postgres: write to a finished extent")
+	}
+	if w.buf == nil && len(p) > 0 {
+		w.buf = w.d.chunkBuf()
 	}
 	written := 0
 	for len(p) > 0 {
@@ -249,7 +253,7 @@ func (w *extentWriter) flushBehind() error {
 	buf, n, size := w.buf, w.n, w.size+int64(len(w.buf))
 	w.n, w.size = n+1, size
 	if w.spare == nil {
-		w.spare = make([]byte, 0, chunkSize)
+		w.spare = w.d.chunkBuf()
 	}
 	w.buf, w.spare = w.spare[:0], buf
 	fly := make(chan error, 1)
@@ -271,6 +275,25 @@ func (w *extentWriter) writeChunk(n int32, buf []byte, size int64, last bool) er
 		err = w.lost(last, size)
 	}
 	return err
+}
+
+// chunkBuf returns an empty buffer of chunkSize capacity: small bodies are common (a Put Block
+// of a few KiB), and a fresh megabyte for each would be allocated and zeroed each time.
+func (d *DB) chunkBuf() []byte {
+	if b, ok := d.chunkPool.Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, chunkSize)
+}
+
+// release gives the writer's buffers back (no chunk is in flight).
+func (w *extentWriter) release() {
+	for _, b := range [][]byte{w.buf, w.spare} {
+		if cap(b) == chunkSize {
+			w.d.chunkPool.Put(&b)
+		}
+	}
+	w.buf, w.spare = nil, nil
 }
 
 func b2i(b bool) int {
@@ -320,7 +343,7 @@ func (w *extentWriter) Commit() (uint64, error) {
 		return 0, err
 	}
 	w.done = true
-	w.buf, w.spare = nil, nil
+	w.release()
 	return w.id, nil
 }
 
@@ -332,7 +355,7 @@ func (w *extentWriter) Abort() {
 	}
 	w.done = true
 	_ = w.wait() // the chunk in flight may create the catalog row
-	w.buf, w.spare = nil, nil
+	w.release()
 	ctx, cancel := context.WithTimeout(w.ctx, w.d.timeout)
 	defer cancel()
 	if !w.d.enter() {

@@ -75,7 +75,8 @@ type DB struct {
 	closed  atomic.Bool
 	// abandonAfter: extents.go. stop ends the background reclaimer (background).
 	abandonAfter time.Duration
-	asyncChunks  bool // extents.go: chunks before the last commit without a log flush
+	asyncChunks  bool      // extents.go: chunks before the last commit without a log flush
+	chunkPool    sync.Pool // extents.go: *[]byte of chunkSize capacity
 	stop         chan struct{}
 	background   sync.WaitGroup
 	// inflight lets Close wait for running calls.
