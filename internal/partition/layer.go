@@ -92,10 +92,10 @@ func (o *Options) fill() {
 type Layer struct {
 	o Options
 	// perTick are the targets scaled to one tick; partPerTick is per service.
-	partPerTick                [numServices]uint32
-	serverPerTick              uint32
-	heatTicks, moveTicks       int64
-	faults                     faultHolder
+	partPerTick          [numServices]uint32
+	serverPerTick        uint32
+	heatTicks, moveTicks int64
+	faults               faultHolder
 
 	mu   sync.Mutex
 	tick int64 // the newest tick seen
@@ -219,19 +219,19 @@ type Ticket struct {
 	// RangeCount is how many range partitions the request touched.
 	RangeCount int
 
-	after   *fault // a fault to apply once the operation has run
-	start   time.Time
-	op      Kind
-	tbl     *tableState
-	rng     *rangeState // the first range touched
+	after *fault // a fault to apply once the operation has run
+	start time.Time
+	op    Kind
+	tbl   *tableState
+	rng   *rangeState // the first range touched
 	// rngs are the ranges a query touched when more than one, and perRange the entities it
 	// returned from each (NoteKey).
 	rngs     []*rangeState
 	perRange []uint32
-	entry   *keyEntry
-	refused bool
-	key     string // the op's partition key, to tell whether entry still tracks it
-	drop    bool   // the op deletes its container: forget it once that succeeds
+	entry    *keyEntry
+	refused  bool
+	key      string // the op's partition key, to tell whether entry still tracks it
+	drop     bool   // the op deletes its container: forget it once that succeeds
 }
 
 // Admit decides about op before the service runs it and records its demand. now is the
