@@ -58,6 +58,13 @@ type run struct {
 	partsMu sync.Mutex
 	parts   map[string]int64 // entities per partition
 	others  int64
+	// The key order of inserts: the highest and lowest PartitionKey written so far and as of
+	// the end of the previous second (keySec), and how many inserts of the measured phase
+	// went above (appends) or below (prepends) every key written more than a second before.
+	hiKey, loKey, hiPrev, loPrev string
+	keySec                       int64
+	keysSeen, measuring          bool
+	inserts, appends, prepends   int64
 
 	sched  atomic.Int64 // operations scheduled (with --rate)
 	rowSeq atomic.Int64 // RowKeys, unique across the run's phases
@@ -147,6 +154,7 @@ func Run(ctx context.Context, cfg *Config, stderr io.Writer) (*Report, error) {
 	r.partsMu.Lock()
 	clear(r.parts)
 	r.others = 0
+	r.measuring = true
 	r.partsMu.Unlock()
 	r.live.Store(0)
 	// Step 3: the peak load, with the application's mix.
@@ -306,6 +314,7 @@ func (w *worker) do(ctx context.Context, op string) {
 	}
 	if op == opInsert || op == opBatch {
 		r.notePartition(pk, int64(n))
+		r.noteKeyOrder(pk)
 		if op == opBatch {
 			rk = batchRowKey(rk, 0)
 		}
@@ -387,6 +396,37 @@ func (r *run) notePartition(pk string, n int64) {
 		return
 	}
 	r.others += n
+}
+
+// noteKeyOrder records where an insert's PartitionKey fell in the key order: above every key
+// written more than a second before (an append: the last range partition takes it, whatever
+// the splits), below every one (a prepend), or among them. A second's lag keeps concurrent
+// writers' completions, which arrive slightly out of order, from hiding the pattern.
+func (r *run) noteKeyOrder(pk string) {
+	r.partsMu.Lock()
+	defer r.partsMu.Unlock()
+	if sec := time.Now().Unix(); sec != r.keySec {
+		r.keySec, r.hiPrev, r.loPrev = sec, r.hiKey, r.loKey
+	}
+	if r.measuring && r.keysSeen {
+		r.inserts++
+		if pk > r.hiPrev {
+			r.appends++
+		}
+		if pk < r.loPrev {
+			r.prepends++
+		}
+	}
+	if !r.keysSeen || pk > r.hiKey {
+		r.hiKey = pk
+	}
+	if !r.keysSeen || pk < r.loKey {
+		r.loKey = pk
+	}
+	if !r.keysSeen {
+		r.hiPrev, r.loPrev = pk, pk
+	}
+	r.keysSeen = true
 }
 
 // classify sorts a failure: ServerBusy (503), a time-out (500 OperationTimedOut, 504, 408,
