@@ -76,8 +76,9 @@ type PartsReport struct {
 	Tail         *TailReport `json:"tail,omitempty"`
 	// KeyRanges cuts the distinct PartitionKeys, in key order, into slices of equal count.
 	KeyRanges []KeyRangeRow `json:"keyRanges,omitempty"`
-	// Inserts of the measured phase, and the shares of them whose PartitionKey was above
-	// (Appends) or below (Prepends) every key written more than a second before.
+	// Inserts of the measured phase (those with keys written 0.2 s before them to compare
+	// with), and the shares of them whose PartitionKey was above (Appends) or below
+	// (Prepends) every key written 0.2 s before.
 	Inserts  int64   `json:"inserts"`
 	Appends  float64 `json:"appendShare"`
 	Prepends float64 `json:"prependShare"`
@@ -327,10 +328,10 @@ func (rep *Report) keyOrderVerdict() []string {
 	}
 	switch {
 	case p.Appends > 0.5:
-		return []string{fmt.Sprintf("%.0f%% of inserts went above every PartitionKey written more than a second before, and the last key-order slice took %.0f%% of the most recent writes: they all land in the last range partition, whatever the splits.",
+		return []string{fmt.Sprintf("%.0f%% of inserts went above every PartitionKey written 0.2 s before, and the last key-order slice took %.0f%% of the most recent writes: they all land in the last range partition, whatever the splits.",
 			100*p.Appends, 100*last)}
 	case p.Prepends > 0.5:
-		return []string{fmt.Sprintf("%.0f%% of inserts went below every PartitionKey written more than a second before, and the first key-order slice took %.0f%% of the most recent writes: they all land in the first range partition, whatever the splits.",
+		return []string{fmt.Sprintf("%.0f%% of inserts went below every PartitionKey written 0.2 s before, and the first key-order slice took %.0f%% of the most recent writes: they all land in the first range partition, whatever the splits.",
 			100*p.Prepends, 100*first)}
 	case len(p.KeyRanges) == keySlices && p.Appends+p.Prepends < 0.1:
 		return []string{fmt.Sprintf("inserts land all over the key order (%.1f%% above and %.1f%% below every earlier key): each range partition takes its share, so splits spread the load.",
@@ -378,7 +379,7 @@ func (rep *Report) WriteText(w io.Writer) {
 		tw.Flush()
 	}
 	if ps.Inserts > 0 {
-		fmt.Fprintf(w, "inserts above every key written a second before: %.1f%%; below: %.1f%%\n", 100*ps.Appends, 100*ps.Prepends)
+		fmt.Fprintf(w, "inserts above every key written 0.2 s before: %.1f%%; below: %.1f%%\n", 100*ps.Appends, 100*ps.Prepends)
 	}
 	if n := len(rep.EntitiesPerSecond); n > 0 {
 		fmt.Fprint(w, "entities/s, second by second:")

@@ -59,12 +59,13 @@ type run struct {
 	parts   map[string]int64 // entities per partition
 	others  int64
 	// The key order of inserts: the highest and lowest PartitionKey written so far and as of
-	// the end of the previous second (keySec), and how many inserts of the measured phase
-	// went above (appends) or below (prepends) every key written more than a second before.
-	hiKey, loKey, hiPrev, loPrev string
-	keySec                       int64
-	keysSeen, measuring          bool
-	inserts, appends, prepends   int64
+	// the end of the previous keyLag period (keyPeriod; prevValid once keys were written
+	// before it), and how many inserts of the measured phase went above (appends) or below
+	// (prepends) every key written before it.
+	hiKey, loKey, hiPrev, loPrev   string
+	keyPeriod                      int64
+	keysSeen, prevValid, measuring bool
+	inserts, appends, prepends     int64
 
 	sched  atomic.Int64 // operations scheduled (with --rate)
 	rowSeq atomic.Int64 // RowKeys, unique across the run's phases
@@ -399,16 +400,16 @@ func (r *run) notePartition(pk string, n int64) {
 }
 
 // noteKeyOrder records where an insert's PartitionKey fell in the key order: above every key
-// written more than a second before (an append: the last range partition takes it, whatever
-// the splits), below every one (a prepend), or among them. A second's lag keeps concurrent
+// written before the last keyLag period (an append: the last range partition takes it,
+// whatever the splits), below every one (a prepend), or among them. The lag keeps concurrent
 // writers' completions, which arrive slightly out of order, from hiding the pattern.
 func (r *run) noteKeyOrder(pk string) {
 	r.partsMu.Lock()
 	defer r.partsMu.Unlock()
-	if sec := time.Now().Unix(); sec != r.keySec {
-		r.keySec, r.hiPrev, r.loPrev = sec, r.hiKey, r.loKey
+	if p := time.Now().UnixNano() / int64(keyLag); p != r.keyPeriod {
+		r.keyPeriod, r.hiPrev, r.loPrev, r.prevValid = p, r.hiKey, r.loKey, r.keysSeen
 	}
-	if r.measuring && r.keysSeen {
+	if r.measuring && r.prevValid {
 		r.inserts++
 		if pk > r.hiPrev {
 			r.appends++
@@ -422,9 +423,6 @@ func (r *run) noteKeyOrder(pk string) {
 	}
 	if !r.keysSeen || pk < r.loKey {
 		r.loKey = pk
-	}
-	if !r.keysSeen {
-		r.hiPrev, r.loPrev = pk, pk
 	}
 	r.keysSeen = true
 }
