@@ -170,3 +170,21 @@ func TestStressHotPartitionRetries(t *testing.T) {
 		t.Fatalf("verdict %q", v)
 	}
 }
+
+// The key order is judged only against keys written before the lag period: the first
+// inserts have nothing to compare with and are not counted as appends or prepends.
+func TestKeyOrderNeedsEarlierKeys(t *testing.T) {
+	r := &run{measuring: true}
+	for _, k := range []string{"m", "a", "z", "b"} {
+		r.noteKeyOrder(k)
+	}
+	if r.inserts != 0 || r.appends != 0 || r.prepends != 0 {
+		t.Fatalf("%d inserts counted (%d appends, %d prepends) with no earlier keys", r.inserts, r.appends, r.prepends)
+	}
+	r.keyPeriod-- // a period later: "a".."z" are the earlier keys
+	r.noteKeyOrder("zz")
+	r.noteKeyOrder("c")
+	if r.inserts != 2 || r.appends != 1 || r.prepends != 0 {
+		t.Fatalf("inserts %d, appends %d, prepends %d; want 2, 1, 0", r.inserts, r.appends, r.prepends)
+	}
+}
