@@ -320,7 +320,7 @@ func (rep *Report) verdict() []string {
 // keyOrderVerdict says what the key order of the inserts means for range partitions.
 func (rep *Report) keyOrderVerdict() []string {
 	p := rep.Partitions
-	if p.Inserts < 100 {
+	if p.Inserts < 20 { // too few to judge
 		return nil
 	}
 	last, first := 0.0, 0.0
