@@ -118,131 +118,137 @@ func checkBusy(t *testing.T, on bool, rec *busyRecorder, writes int, snap partit
 	}
 }
 
-func queueLoadService(t *testing.T, ts *testServer, rec *busyRecorder) *azqueue.ServiceClient {
-	t.Helper()
-	// The default retry policy, as an application has it.
-	svc, err := azqueue.NewServiceClientFromConnectionString(ts.queueConnString(),
-		&azqueue.ClientOptions{ClientOptions: azcore.ClientOptions{PerRetryPolicies: []policy.Policy{rec}}})
-	if err != nil {
-		t.Fatal(err)
+// loadUnderTarget is one service's target test, run with emulation on and off: setup makes
+// the service's client with rec as a per-retry policy (and the default retry policy) and
+// returns the write to hammer with, how to read the writes back, and a check of the
+// snapshot's accounting.
+type loadUnderTarget struct {
+	write    func(ctx context.Context, id string) error
+	readBack func() []string
+	check    func(snap partition.Snapshot)
+}
+
+func runLoadUnderTarget(t *testing.T, spec string, setup func(t *testing.T, ts *testServer, rec *busyRecorder) loadUnderTarget) {
+	for _, on := range []bool{true, false} {
+		t.Run(fmt.Sprintf("emulate=%v", on), func(t *testing.T) {
+			if !on {
+				spec += ",off" // the same tiny targets, not enforced
+			}
+			ts := startServerWith(t, spec, "")
+			rec := &busyRecorder{}
+			l := setup(t, ts, rec)
+			rec.attempts.Store(0)
+			rec.start = time.Now()
+			written := hammer(t, 4, 2*time.Second, l.write)
+			snap := ts.app.Partitions().Snapshot(time.Now(), 5)
+			checkBusy(t, on, rec, len(written), snap)
+			if on {
+				// Reads count against the target too: let the partition cool (a heat period
+				// without load) so that reading back is not throttled for long.
+				time.Sleep(1200 * time.Millisecond)
+			}
+			sameIDs(t, "read back", written, l.readBack())
+			l.check(snap)
+		})
 	}
-	return svc
 }
 
 // A queue loaded above its target answers 503 ServerBusy only after the heat period and
 // only with emulation on; azqueue's default retries put every message exactly once (read
 // back by dequeueing). Off, even with the same tiny target, nothing is refused.
 func TestQueueEmulatedTargetsDefaultRetry(t *testing.T) {
-	for _, on := range []bool{true, false} {
-		t.Run(fmt.Sprintf("emulate=%v", on), func(t *testing.T) {
-			spec := emulateQueue
-			if !on {
-				spec += ",off"
-			}
-			ts := startServerWith(t, spec, "")
-			rec := &busyRecorder{}
-			qc := queueLoadService(t, ts, rec).NewQueueClient("hotq")
-			ctx := context.Background()
-			if _, err := qc.Create(ctx, nil); err != nil {
-				t.Fatal(err)
-			}
-			rec.attempts.Store(0)
-			rec.start = time.Now()
-			written := hammer(t, 4, 2*time.Second, func(ctx context.Context, id string) error {
+	runLoadUnderTarget(t, emulateQueue, func(t *testing.T, ts *testServer, rec *busyRecorder) loadUnderTarget {
+		svc, err := azqueue.NewServiceClientFromConnectionString(ts.queueConnString(),
+			&azqueue.ClientOptions{ClientOptions: azcore.ClientOptions{PerRetryPolicies: []policy.Policy{rec}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		qc := svc.NewQueueClient("hotq")
+		ctx := context.Background()
+		if _, err := qc.Create(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		return loadUnderTarget{
+			write: func(ctx context.Context, id string) error {
 				_, err := qc.EnqueueMessage(ctx, id, nil)
 				return err
-			})
-			snap := ts.app.Partitions().Snapshot(time.Now(), 5)
-			checkBusy(t, on, rec, len(written), snap)
-			var got []string
-			for {
-				resp, err := qc.DequeueMessages(ctx, &azqueue.DequeueMessagesOptions{NumberOfMessages: to.Ptr(int32(32)), VisibilityTimeout: to.Ptr(int32(600))})
-				if err != nil {
-					t.Fatal(err)
+			},
+			readBack: func() []string {
+				var got []string
+				for {
+					resp, err := qc.DequeueMessages(ctx, &azqueue.DequeueMessagesOptions{NumberOfMessages: to.Ptr(int32(32)), VisibilityTimeout: to.Ptr(int32(600))})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(resp.Messages) == 0 {
+						return got
+					}
+					for _, m := range resp.Messages {
+						got = append(got, *m.MessageText)
+					}
 				}
-				if len(resp.Messages) == 0 {
-					break
+			},
+			check: func(snap partition.Snapshot) {
+				for _, tv := range snap.Tables {
+					if tv.Service == "queue" && tv.Name == "hotq" && len(tv.Partitions) == 1 && tv.Partitions[0].Key == "hotq" && tv.Kinds["insert"] > 0 {
+						return
+					}
 				}
-				for _, m := range resp.Messages {
-					got = append(got, *m.MessageText)
-				}
-			}
-			sameIDs(t, "messages", written, got)
-			found := false
-			for _, tv := range snap.Tables {
-				if tv.Service == "queue" && tv.Name == "hotq" {
-					found = len(tv.Partitions) == 1 && tv.Partitions[0].Key == "hotq" && tv.Kinds["insert"] > 0
-				}
-			}
-			if !found {
 				t.Fatalf("queue hotq is not accounted as one partition: %+v", snap.Tables)
-			}
-		})
-	}
-}
-
-func blobLoadClient(t *testing.T, ts *testServer, rec *busyRecorder) *azblob.Client {
-	t.Helper()
-	cred, err := azblob.NewSharedKeyCredential(devAccount, devKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := azblob.NewClientWithSharedKeyCredential(ts.blobEndpoint()+"/", cred,
-		&azblob.ClientOptions{ClientOptions: azcore.ClientOptions{PerRetryPolicies: []policy.Policy{rec}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+			},
+		}
+	})
 }
 
 // One append blob loaded above the blob target: 503 ServerBusy only after the heat period
 // and only with emulation on; azblob's default retries append every block exactly once
 // (appends are not idempotent, so a duplicate would show in the content read back).
 func TestBlobEmulatedTargetsDefaultRetry(t *testing.T) {
-	for _, on := range []bool{true, false} {
-		t.Run(fmt.Sprintf("emulate=%v", on), func(t *testing.T) {
-			spec := emulateBlob
-			if !on {
-				spec += ",off"
-			}
-			ts := startServerWith(t, spec, "")
-			rec := &busyRecorder{}
-			c := blobLoadClient(t, ts, rec)
-			ctx := context.Background()
-			if _, err := c.CreateContainer(ctx, "hot", nil); err != nil {
-				t.Fatal(err)
-			}
-			ab := c.ServiceClient().NewContainerClient("hot").NewAppendBlobClient("log")
-			if _, err := ab.Create(ctx, nil); err != nil {
-				t.Fatal(err)
-			}
-			rec.attempts.Store(0)
-			rec.start = time.Now()
-			written := hammer(t, 4, 2*time.Second, func(ctx context.Context, id string) error {
+	runLoadUnderTarget(t, emulateBlob, func(t *testing.T, ts *testServer, rec *busyRecorder) loadUnderTarget {
+		cred, err := azblob.NewSharedKeyCredential(devAccount, devKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := azblob.NewClientWithSharedKeyCredential(ts.blobEndpoint()+"/", cred,
+			&azblob.ClientOptions{ClientOptions: azcore.ClientOptions{PerRetryPolicies: []policy.Policy{rec}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		if _, err := c.CreateContainer(ctx, "hot", nil); err != nil {
+			t.Fatal(err)
+		}
+		ab := c.ServiceClient().NewContainerClient("hot").NewAppendBlobClient("log")
+		if _, err := ab.Create(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		return loadUnderTarget{
+			write: func(ctx context.Context, id string) error {
 				_, err := ab.AppendBlock(ctx, streamOf([]byte(id+"\n")), nil)
 				return err
-			})
-			snap := ts.app.Partitions().Snapshot(time.Now(), 5)
-			checkBusy(t, on, rec, len(written), snap)
-			resp, err := c.DownloadStream(ctx, "hot", "log", nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, err := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			sameIDs(t, "appended blocks", written, strings.Fields(string(body)))
-			found := false
-			for _, p := range snap.Hottest {
-				found = found || p.Service == "blob" && p.Table == "hot" && p.Key == "log"
-			}
-			if !found {
+			},
+			readBack: func() []string {
+				resp, err := c.DownloadStream(ctx, "hot", "log", nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				body, err := io.ReadAll(resp.Body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return strings.Fields(string(body))
+			},
+			check: func(snap partition.Snapshot) {
+				for _, p := range snap.Hottest {
+					if p.Service == "blob" && p.Table == "hot" && p.Key == "log" {
+						return
+					}
+				}
 				t.Fatalf("blob hot/log is not among the hottest partitions: %+v", snap.Hottest)
-			}
-		})
-	}
+			},
+		}
+	})
 }
 
 // Faults on Queue and Blob: a before-apply fault chosen by queue-name prefix refuses with
