@@ -1,6 +1,9 @@
 package keys
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // Blob service layout. Containers get a numeric id from a counter, and everything a
 // container holds lives under 'B' 'd' | id, so Delete Container is one range delete and a
@@ -65,24 +68,25 @@ func Blob(id uint64, name string, snapshot int64) []byte {
 func BlobVersions(id uint64, name string) []byte { return append(BlobPrefix(id, name), 0) }
 
 // DecodeBlob splits a blob key under BlobPrefix(id, "") into name and snapshot (0: base).
+// Names hold no NUL, so the first 0x00 ends the name; the kind byte after it says whether an
+// 8-byte snapshot time follows (which may hold any bytes, 0x00 included).
 func DecodeBlob(id uint64, key []byte) (name string, snapshot int64, err error) {
 	p := len(BlobPrefix(id, ""))
-	if len(key) < p+2 {
+	if len(key) < p {
 		return "", 0, ErrCorrupt
 	}
 	rest := key[p:]
-	i := len(rest) - 2
-	if rest[i+1] == BlobKindSnapshot {
-		i -= 8
-		if i < 0 || rest[i] != 0 {
-			return "", 0, ErrCorrupt
-		}
-		return string(rest[:i]), int64(binary.BigEndian.Uint64(rest[i+2:])), nil
-	}
-	if rest[i] != 0 || rest[i+1] != BlobKindBase {
+	i := bytes.IndexByte(rest, 0)
+	if i < 0 {
 		return "", 0, ErrCorrupt
 	}
-	return string(rest[:i]), 0, nil
+	switch tail := rest[i+1:]; {
+	case len(tail) == 1 && tail[0] == BlobKindBase:
+		return string(rest[:i]), 0, nil
+	case len(tail) == 9 && tail[0] == BlobKindSnapshot:
+		return string(rest[:i]), int64(binary.BigEndian.Uint64(tail[1:])), nil
+	}
+	return "", 0, ErrCorrupt
 }
 
 // BlobBlockPrefix is the prefix of the uncommitted blocks of a blob ("" name and all:
