@@ -2,9 +2,12 @@ package config
 
 import (
 	"io"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tablo/tablo/internal/auth"
 )
 
 // TestNumericFlagEdges: every bounded number is accepted exactly at its bounds and refused
@@ -64,6 +67,10 @@ func TestValuesReportWhatWasSet(t *testing.T) {
 		port int
 		d    time.Duration
 		mib  int64
+		enum string
+		lvl  slog.Level
+		accs []auth.Account
+		pool int
 	)
 	for _, c := range []struct {
 		v         Value
@@ -76,6 +83,10 @@ func TestValuesReportWhatWasSet(t *testing.T) {
 		{Duration(&d, 0), "1500ms", "1.5s"},
 		{PositiveDuration(&d, time.Second), "2m", "2m0s"},
 		{MiB(&mib, 1), "3", "3"},
+		{Enum(&enum, "off", "off", "basic"), " BASIC", "basic"},
+		{LogLevel(&lvl, slog.LevelInfo), "Warning", "warn"},
+		{Accounts(&accs), "acct1:AAAA,acct2:CCCC", "acct1,acct2"}, // names, never keys
+		{Parsed(&pool, "0", "connections", parsePoolSize), "12", "12"},
 	} {
 		if err := c.v.Set(c.set); err != nil || c.v.String() != c.want {
 			t.Errorf("%T Set(%q): String %q, err %v, want %q", c.v, c.set, c.v.String(), err, c.want)
@@ -87,7 +98,8 @@ func TestValuesReportWhatWasSet(t *testing.T) {
 	for _, c := range []struct {
 		v    Value
 		want string
-	}{{boolValue{}, "false"}, {stringValue{}, ""}, {portValue{}, "0"}, {durationValue{}, "0s"}, {mibValue{}, "0"}} {
+	}{{boolValue{}, "false"}, {stringValue{}, ""}, {portValue{}, "0"}, {durationValue{}, "0s"}, {mibValue{}, "0"},
+		{enumValue{}, ""}, {levelValue{}, "info"}, {accountsValue{}, ""}, {parsedValue[int]{}, ""}} {
 		if got := c.v.String(); got != c.want {
 			t.Errorf("zero %T prints %q, want %q", c.v, got, c.want)
 		}
