@@ -3,6 +3,7 @@ package keys
 import (
 	"bytes"
 	"encoding/binary"
+	"strings"
 )
 
 // Blob service layout. Containers get a numeric id from a counter, and everything a
@@ -67,17 +68,13 @@ func Blob(id uint64, name string, snapshot int64) []byte {
 // BlobVersions is the prefix of a blob's record and its snapshots' records.
 func BlobVersions(id uint64, name string) []byte { return append(BlobPrefix(id, name), 0) }
 
-// DecodeBlob splits a blob key under BlobPrefix(id, "") into name and snapshot (0: base).
-// Names hold no NUL, so the first 0x00 ends the name; the kind byte after it says whether an
+// DecodeBlob splits a blob key of container id into name and snapshot (0: base). Names
+// hold no NUL, so the first 0x00 ends the name; the kind byte after it says whether an
 // 8-byte snapshot time follows (which may hold any bytes, 0x00 included).
 func DecodeBlob(id uint64, key []byte) (name string, snapshot int64, err error) {
-	p := len(BlobPrefix(id, ""))
-	if len(key) < p {
-		return "", 0, ErrCorrupt
-	}
-	rest := key[p:]
+	rest, ok := bytes.CutPrefix(key, BlobPrefix(id, ""))
 	i := bytes.IndexByte(rest, 0)
-	if i < 0 {
+	if !ok || i < 0 {
 		return "", 0, ErrCorrupt
 	}
 	switch tail := rest[i+1:]; {
@@ -104,17 +101,13 @@ func BlobBlock(id uint64, name, blockID string) []byte {
 	return append(BlobBlockPrefix(id, name, false), blockID...)
 }
 
-// DecodeBlobBlock splits an uncommitted block key into blob name and block id.
+// DecodeBlobBlock splits an uncommitted block key of container id into blob name and block
+// id.
 func DecodeBlobBlock(id uint64, key []byte) (name, blockID string, err error) {
-	p := len(BlobBlockPrefix(id, "", true))
-	if len(key) < p {
+	rest, ok := bytes.CutPrefix(key, BlobBlockPrefix(id, "", true))
+	name, blockID, found := strings.Cut(string(rest), "\x00")
+	if !ok || !found {
 		return "", "", ErrCorrupt
 	}
-	rest := key[p:]
-	for i, c := range rest {
-		if c == 0 {
-			return string(rest[:i]), string(rest[i+1:]), nil
-		}
-	}
-	return "", "", ErrCorrupt
+	return name, blockID, nil
 }

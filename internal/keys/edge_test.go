@@ -203,6 +203,8 @@ func TestBlobKeys(t *testing.T) {
 		"snapshot cut short":      append(BlobPrefix(id, ""), 0, BlobKindSnapshot, 1),
 		"snapshot no separator":   append(bytes.Clone(snap[:len(snap)-10]), 'x', BlobKindSnapshot, 0, 0, 0, 0, 0, 0, 0, 3),
 		"base with trailing kind": append(bytes.Clone(base), BlobKindBase),
+		"another container":       Blob(id+1, "ab", 0),
+		"a block key":             BlobBlock(id, "ab", "b"),
 	} {
 		if _, _, err := DecodeBlob(id, k); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("DecodeBlob %s (%q): %v, want ErrCorrupt", name, k, err)
@@ -220,7 +222,7 @@ func TestBlobKeys(t *testing.T) {
 	if name, block, err := DecodeBlobBlock(id, BlobBlock(id, "x", "")); err != nil || name != "x" || block != "" {
 		t.Fatalf("DecodeBlobBlock with an empty block id: %q %q %v", name, block, err)
 	}
-	for _, k := range [][]byte{BlobBlockPrefix(id, "", true)[:5], append(BlobBlockPrefix(id, "", true), "nonul"...)} {
+	for _, k := range [][]byte{BlobBlockPrefix(id, "", true)[:5], append(BlobBlockPrefix(id, "", true), "nonul"...), BlobBlock(id+1, "x", "b"), Blob(id, "x", 0)} {
 		if _, _, err := DecodeBlobBlock(id, k); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("DecodeBlobBlock(%q): %v, want ErrCorrupt", k, err)
 		}
