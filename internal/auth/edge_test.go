@@ -1,0 +1,114 @@
+package auth
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAccountNameEdges: names of 3 and 24 characters from a-z and 0-9 are accepted; one
+// shorter or longer, or a character just outside those ranges, is refused.
+func TestAccountNameEdges(t *testing.T) {
+	const key = "AAAA"
+	for _, name := range []string{"az0", "a09z", strings.Repeat("z", 24), "09a", "abc9"} {
+		if a, err := ParseAccounts(name + ":" + key); err != nil || len(a) != 1 || a[0].Name != name {
+			t.Errorf("%q: %v %v", name, a, err)
+		}
+	}
+	for _, name := range []string{"ab", strings.Repeat("a", 25), "ab`", "ab{", "ab/", "ab@", "abA", "abZ", "ab-"} {
+		if _, err := ParseAccounts(name + ":" + key); !errors.Is(err, ErrAccountsSyntax) {
+			t.Errorf("%q: %v, want ErrAccountsSyntax", name, err)
+		}
+	}
+	// The error names the key that is bad, counting from 1, and never echoes it.
+	_, err := ParseAccounts("acct1:AAAA:!!!secret")
+	if err == nil || !strings.Contains(err.Error(), "key 2") || strings.Contains(err.Error(), "secret") {
+		t.Errorf("bad second key: %v", err)
+	}
+	_, err = ParseAccounts("acct1:!!!")
+	if err == nil || !strings.Contains(err.Error(), "key 1") {
+		t.Errorf("bad first key: %v", err)
+	}
+}
+
+// TestBearerEdges: the lifetime, size and tenant checks at their exact bounds.
+func TestBearerEdges(t *testing.T) {
+	auds := BearerAudiences("acct", "table", "https://127.0.0.1:10002/acct")
+	check := func(name string, c map[string]any, wantDetail string) *BearerToken {
+		t.Helper()
+		tok, err := ValidateBearer(mint(t, c), bearerNow, auds)
+		switch {
+		case wantDetail == "" && err != nil:
+			t.Errorf("%s: %v (%s)", name, err, Detail(err))
+		case wantDetail != "" && (err == nil || !strings.Contains(Detail(err), wantDetail)):
+			t.Errorf("%s: %v (%s), want %q", name, err, Detail(err), wantDetail)
+		}
+		return tok
+	}
+	// NumericDate: 0 and 1e11 seconds are dates; past 1e11 (year 5138) is not.
+	c := goodClaims()
+	c["nbf"] = 0
+	check("nbf 0", c, "")
+	c = goodClaims()
+	c["exp"] = 1e11
+	check("exp 1e11", c, "")
+	c["exp"] = 1e11 + 1
+	check("exp past 1e11", c, "no valid expiration")
+	c["exp"] = -1
+	check("exp negative", c, "no valid expiration")
+	// A fractional expiry keeps its fraction in nanoseconds.
+	c = goodClaims()
+	c["exp"] = float64(bearerNow.Unix()+60) + 0.25
+	if tok := check("fractional exp", c, ""); tok == nil || !tok.Expires.Equal(bearerNow.Add(60*time.Second+250*time.Millisecond)) {
+		t.Errorf("fractional exp: %+v", tok)
+	}
+	// Without tid, the tenant is the issuer's; with it, tid wins.
+	c = goodClaims()
+	delete(c, "tid")
+	c["iss"] = "https://sts.windows.net/from-issuer/"
+	if tok := check("no tid", c, ""); tok == nil || tok.TenantID != "from-issuer" {
+		t.Errorf("tenant without tid: %+v", tok)
+	}
+	c["tid"] = "from-tid"
+	if tok := check("tid", c, ""); tok == nil || tok.TenantID != "from-tid" {
+		t.Errorf("tenant with tid: %+v", tok)
+	}
+	// A tenant of 128 characters is one; 129 is not.
+	c = goodClaims()
+	c["iss"] = "https://sts.windows.net/" + strings.Repeat("t", 128) + "/"
+	check("tenant of 128", c, "")
+	c["iss"] = "https://sts.windows.net/" + strings.Repeat("t", 129) + "/"
+	check("tenant of 129", c, "Issuer")
+	// A token of exactly maxTokenLen bytes is read; one byte more is not.
+	c = goodClaims()
+	c["pad"] = ""
+	for n := (maxTokenLen - len(mint(t, c))) * 3 / 4; len(mint(t, c)) < maxTokenLen; n++ {
+		c["pad"] = strings.Repeat("x", n)
+	}
+	if n := len(mint(t, c)); n != maxTokenLen {
+		t.Fatalf("padded token of %d bytes", n)
+	}
+	check("token of maxTokenLen", c, "")
+	c["pad"] = c["pad"].(string) + "xxx" // base64 grows by 4 for every 3 bytes
+	check("token past maxTokenLen", c, "well-formed")
+}
+
+// TestTenantCharacters: a tenant is letters, digits, '-' and '.'; the characters next to
+// those ranges make BearerChallenge fall back to "common" rather than copy them.
+func TestTenantCharacters(t *testing.T) {
+	if got := BearerChallenge("azAZ09-.b"); !strings.Contains(got, "/azAZ09-.b/") {
+		t.Errorf("valid tenant refused: %q", got)
+	}
+	for _, c := range []string{"`", "{", "@", "[", "/", ":", ",", "_"} {
+		if got := BearerChallenge("t" + c); !strings.Contains(got, "/common/") {
+			t.Errorf("tenant with %q accepted: %q", c, got)
+		}
+	}
+	if got := BearerChallenge(strings.Repeat("a", 128)); strings.Contains(got, "/common/") {
+		t.Errorf("tenant of 128 refused")
+	}
+	if got := BearerChallenge(strings.Repeat("a", 129)); !strings.Contains(got, "/common/") {
+		t.Errorf("tenant of 129 accepted")
+	}
+}
