@@ -1,12 +1,14 @@
 package colcache
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
 
 	"github.com/tablo/tablo/internal/entity"
 	"github.com/tablo/tablo/internal/keys"
+	"github.com/tablo/tablo/internal/store"
 )
 
 // TestEveryRowsKeyAndValue: each row, the first included, reads back its own key and
@@ -96,5 +98,75 @@ func TestBaseOfExactlyTheBudget(t *testing.T) {
 	g.load(1, 1500)
 	if err := g.c.Build(1, []string{"Cat"}); !errors.Is(err, errTooBig) {
 		t.Fatalf("base one byte over the budget: %v", err)
+	}
+}
+
+// TestValuesAtTheirBudget: a base keeps the entities themselves exactly while they fit
+// (everything in MaxBytes, counting the values buffer's growth before it happens, and the
+// entities alone in ValuesMaxBytes) and drops them, still caching keys and columns, one byte
+// short. Two entities fill the first values buffer exactly (no growth) or by one byte more
+// (the buffer doubles for the second).
+func TestValuesAtTheirBudget(t *testing.T) {
+	const bufMin = 64 << 10 // a buffer's first capacity
+	for _, total := range []int{bufMin, bufMin + 1} {
+		e1 := &entity.Entity{PartitionKey: "p", RowKey: "r1", Props: []entity.Property{{Name: "S", Value: entity.StringValue(string(make([]byte, 30_000)))}}}
+		n1 := len(entity.AppendBinary(nil, e1))
+		var e2 *entity.Entity
+		n2 := 0
+		for l := total - n1 - 100; n1+n2 < total; l++ {
+			e2 = &entity.Entity{PartitionKey: "p", RowKey: "r2", Props: []entity.Property{{Name: "S", Value: entity.StringValue(string(make([]byte, l)))}}}
+			n2 = len(entity.AppendBinary(nil, e2))
+		}
+		if n1+n2 != total {
+			t.Fatalf("entities of %d+%d bytes, want %d", n1, n2, total)
+		}
+		load := func(f *fixture) {
+			err := f.st.Update(context.Background(), []store.Lock{{Name: "table1", Shared: true}}, func(tx store.Txn) error {
+				for _, e := range []*entity.Entity{e1, e2} {
+					if err := tx.Set(keys.Entity(1, e.PartitionKey, e.RowKey), entity.AppendBinary(nil, e)); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		build := func(o Options) (values bool) {
+			t.Helper()
+			f := newFixture(t, o)
+			load(f)
+			if err := f.c.Build(1, []string{"S"}); err != nil {
+				t.Fatalf("%d bytes of entities, %+v: %v", total, o, err)
+			}
+			v := f.view(1, []string{"S"})
+			defer v.Release()
+			_, ok0 := v.Value(0)
+			val, ok1 := v.Value(1)
+			if ok0 != ok1 || (ok1 && len(val) != n2) {
+				t.Fatalf("values of rows 0 and 1: %v, %v (%d bytes)", ok0, ok1, len(val))
+			}
+			return ok1
+		}
+		probe := newFixture(t, Options{MaxBytes: 64 << 20})
+		load(probe)
+		if err := probe.c.Build(1, []string{"S"}); err != nil {
+			t.Fatal(err)
+		}
+		size := probe.c.Stats().Bytes // with the values
+		// The second entity is checked against the budget with its own size on top.
+		if !build(Options{MaxBytes: size + int64(n2)}) {
+			t.Errorf("%d bytes of entities: values dropped at a budget of exactly their need", total)
+		}
+		if build(Options{MaxBytes: size + int64(n2) - 1}) {
+			t.Errorf("%d bytes of entities: values kept one byte over the budget", total)
+		}
+		if !build(Options{MaxBytes: 64 << 20, ValuesMaxBytes: int64(total)}) {
+			t.Errorf("%d bytes of entities: values dropped at ValuesMaxBytes of exactly their size", total)
+		}
+		if build(Options{MaxBytes: 64 << 20, ValuesMaxBytes: int64(total) - 1}) {
+			t.Errorf("%d bytes of entities: values kept one byte over ValuesMaxBytes", total)
+		}
 	}
 }
