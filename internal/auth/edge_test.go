@@ -112,3 +112,60 @@ func TestTenantCharacters(t *testing.T) {
 		t.Errorf("tenant of 129 accepted")
 	}
 }
+
+// TestCompNameEncoded: a percent-encoded "comp" parameter name is still comp.
+func TestCompNameEncoded(t *testing.T) {
+	for _, q := range []string{"co%6Dp=acl", "%63omp=acl", "restype=x&COM%50=acl"} {
+		if got := canonicalResource("acct", "/t", q); got != "/acct/t?comp=acl" {
+			t.Errorf("query %q: %q", q, got)
+		}
+	}
+	if got := canonicalResource("acct", "/t", "co%zzp=acl"); got != "/acct/t" {
+		t.Errorf("undecodable name taken as comp: %q", got)
+	}
+}
+
+// TestSecondaryCandidates: a path-style secondary URL also verifies against the path with
+// "-secondary" dropped from the account segment, whether or not a path follows it, but a
+// longer account segment that merely starts with it is not rewritten.
+func TestSecondaryCandidates(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		want []string
+	}{
+		{"/acct-secondary", []string{"/acct/acct-secondary", "/acct/acct"}},
+		{"/acct-secondary/t()", []string{"/acct/acct-secondary/t()", "/acct/acct/t()"}},
+		{"/acct-secondaryx/t", []string{"/acct/acct-secondaryx/t"}},
+		{"/acct/t", []string{"/acct/acct/t"}},
+	} {
+		out, n := candidateResources(RequestInfo{Account: "acct", Secondary: true, PathStyle: true, RawPath: c.path})
+		var got []string
+		for i := range n {
+			got = append(got, string(out[i].appendTo(nil)))
+		}
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("%s: %q, want %q", c.path, got, c.want)
+		}
+	}
+}
+
+// TestISOTimeYearBounds: years 1 and 9999 are accepted, also when reached through an offset;
+// an offset that carries the time out of them is refused.
+func TestISOTimeYearBounds(t *testing.T) {
+	for s, want := range map[string]time.Time{
+		"0001-01-01":                  time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC),
+		"0001-01-01T01:30+01:00":      time.Date(1, 1, 1, 0, 30, 0, 0, time.UTC),
+		"9999-12-31T23:59:59Z":        time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
+		"9999-12-31T22:30-01:00":      time.Date(9999, 12, 31, 23, 30, 0, 0, time.UTC),
+		"9999-12-31T23:59:59.9999999": time.Date(9999, 12, 31, 23, 59, 59, 999999900, time.UTC),
+	} {
+		if got, err := parseISOTime(s); err != nil || !got.Equal(want) {
+			t.Errorf("%s: %v %v, want %v", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"0001-01-01T00:30+01:00", "9999-12-31T23:30-01:00"} {
+		if got, err := parseISOTime(s); err == nil {
+			t.Errorf("%s: %v, want an error", s, got)
+		}
+	}
+}
