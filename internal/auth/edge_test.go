@@ -163,7 +163,10 @@ func TestISOTimeYearBounds(t *testing.T) {
 			t.Errorf("%s: %v %v, want %v", s, got, err, want)
 		}
 	}
-	for _, s := range []string{"0001-01-01T00:30+01:00", "9999-12-31T23:30-01:00"} {
+	if got, err := parseISOTime("2026-01-02T00:00+23:59"); err != nil || !got.Equal(time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)) {
+		t.Errorf("offset +23:59: %v %v", got, err)
+	}
+	for _, s := range []string{"0001-01-01T00:30+01:00", "9999-12-31T23:30-01:00", "2026-01-02T00:00+24:00", "2026-01-02T00:00+00:60"} {
 		if got, err := parseISOTime(s); err == nil {
 			t.Errorf("%s: %v, want an error", s, got)
 		}

@@ -170,3 +170,67 @@ func TestValuesAtTheirBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestBaseSizeCountsEveryBuffer: the budget counts every buffer a base maps: keys and their
+// ends, the entities and their ends, and three buffers per column. A small table's buffers
+// each take the first capacity.
+func TestBaseSizeCountsEveryBuffer(t *testing.T) {
+	const bufMin = 64 << 10
+	for _, c := range []struct {
+		noValues bool
+		props    []string
+		buffers  int64
+	}{
+		{true, []string{"Cat"}, 2 + 3},
+		{false, []string{"Cat"}, 4 + 3},
+		{true, []string{"Cat", "Name"}, 2 + 6},
+	} {
+		f := newFixture(t, Options{MaxBytes: 16 << 20, NoValues: c.noValues})
+		f.load(1, 10)
+		if err := f.c.Build(1, c.props); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.c.Stats().Bytes; got != c.buffers*bufMin {
+			t.Errorf("NoValues=%v %q: %d bytes, want %d buffers of %d", c.noValues, c.props, got, c.buffers, bufMin)
+		}
+	}
+}
+
+// TestBufferGrowth: a buffer grows only when the bytes do not fit, to at least what is
+// asked, and keeps what it held.
+func TestBufferGrowth(t *testing.T) {
+	var f buffer
+	defer f.free()
+	big := make([]byte, 100<<10)
+	big[len(big)-1] = 7
+	if err := f.append(big); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.b) != len(big) || cap(f.b) < len(big) || f.b[len(big)-1] != 7 {
+		t.Fatalf("after a first append of %d bytes: len %d cap %d", len(big), len(f.b), cap(f.b))
+	}
+	full := cap(f.b)
+	if err := f.append(make([]byte, full-len(f.b))); err != nil || cap(f.b) != full {
+		t.Fatalf("filling the buffer exactly regrew it: cap %d, was %d (%v)", cap(f.b), full, err)
+	}
+	if err := f.grow(1); err != nil || cap(f.b) < full+1 || f.b[len(big)-1] != 7 {
+		t.Fatalf("one byte past full: cap %d (%v)", cap(f.b), err)
+	}
+}
+
+// TestDefaultBuildAfter: BuildAfter 0 means the default (20 000 scanned entities), not
+// "build at once".
+func TestDefaultBuildAfter(t *testing.T) {
+	f := newFixture(t, Options{MaxBytes: 16 << 20})
+	f.load(1, 10)
+	f.c.NoteScan(1, []string{"Cat"}, 19_999)
+	f.c.builds.Wait()
+	if f.ready(1, []string{"Cat"}) {
+		t.Fatal("built before 20 000 entities were scanned")
+	}
+	f.c.NoteScan(1, []string{"Cat"}, 1)
+	f.c.builds.Wait()
+	if !f.ready(1, []string{"Cat"}) {
+		t.Fatal("not built after 20 000 entities")
+	}
+}
