@@ -172,3 +172,18 @@ func TestISOTimeYearBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstBlobOperation: the first Blob operation has its name and its SAS rule (an
+// account SAS with service-level resource type and list permission).
+func TestFirstBlobOperation(t *testing.T) {
+	if got := ListContainers.String(); got != "ListContainers" {
+		t.Errorf("ListContainers.String() = %q", got)
+	}
+	r, ok := ruleOf(ListContainers)
+	if !ok || r.resource != 's' || r.account != "l" || !r.serviceDenied {
+		t.Errorf("ruleOf(ListContainers) = %+v, %v", r, ok)
+	}
+	if got := (blobOpsEnd - 1).String(); got != blobOperationNames[len(blobOperationNames)-1] {
+		t.Errorf("last blob operation: %q", got)
+	}
+}
