@@ -2,6 +2,7 @@ package auth
 
 import (
 	"errors"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -185,5 +186,44 @@ func TestFirstBlobOperation(t *testing.T) {
 	}
 	if got := (blobOpsEnd - 1).String(); got != blobOperationNames[len(blobOperationNames)-1] {
 		t.Errorf("last blob operation: %q", got)
+	}
+}
+
+// TestSASParseEdges: the oldest accepted versions, the longest stored policy identifier, and
+// the container-only permission letters, each at its edge.
+func TestSASParseEdges(t *testing.T) {
+	parse := func(svc Service, query string) error {
+		t.Helper()
+		q, err := url.ParseQuery(query + "&sig=c2ln")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ok, err := ParseSASFor(svc, q)
+		if !ok {
+			t.Fatalf("%s: not taken as a SAS", query)
+		}
+		return err
+	}
+	const se = "&se=2030-01-01T00:00:00Z"
+	for _, c := range []struct {
+		svc   Service
+		query string
+		ok    bool
+	}{
+		{ServiceQueue, "sv=2013-08-15&sp=r" + se, true},
+		{ServiceQueue, "sv=2013-08-14&sp=r" + se, false},
+		{ServiceTable, "sv=2013-08-15&tn=t&sp=r" + se, true},
+		{ServiceTable, "sv=2013-08-14&tn=t&sp=r" + se, false},
+		{ServiceTable, "sv=2015-04-05&ss=t&srt=s&sp=r" + se, true},
+		{ServiceTable, "sv=2015-04-04&ss=t&srt=s&sp=r" + se, false},
+		{ServiceTable, "sv=2020-12-06&tn=t&si=" + strings.Repeat("é", 64), true},
+		{ServiceTable, "sv=2020-12-06&tn=t&si=" + strings.Repeat("é", 65), false},
+		{ServiceBlob, "sv=2020-12-06&sr=c&sp=rl" + se, true},
+		{ServiceBlob, "sv=2020-12-06&sr=b&sp=rl" + se, false},
+		{ServiceBlob, "sv=2020-12-06&sr=b&sp=rt" + se, true},
+	} {
+		if err := parse(c.svc, c.query); (err == nil) != c.ok {
+			t.Errorf("%v %s: %v, want ok=%v", c.svc, c.query, err, c.ok)
+		}
 	}
 }
