@@ -1,0 +1,72 @@
+package query
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/tablo/tablo/internal/azerr"
+)
+
+// TestTokenEdges pins DecodeToken at its bounds: a count of up to five digits (leading
+// zeros included) and a token of exactly maxTokenLen bytes are accepted; a signed count is not.
+func TestTokenEdges(t *testing.T) {
+	if got, err := DecodeToken("1!00004!MTM-"); err != nil || got != "13" {
+		t.Errorf("five-digit count: %q, %v; want \"13\"", got, err)
+	}
+	for _, tok := range []string{"1!000004!MTM-", "1!+4!MTM-"} {
+		if got, err := DecodeToken(tok); !azerr.Is(err, azerr.InvalidInput) {
+			t.Errorf("DecodeToken(%q) = %q, %v; want InvalidInput", tok, got, err)
+		}
+	}
+	// "1!08184!" + 8184 base64 characters is exactly maxTokenLen bytes.
+	key := strings.Repeat("k", 8184/4*3)
+	b64 := strings.TrimPrefix(EncodeToken(key), "1!8184!")
+	tok := "1!08184!" + b64
+	if len(tok) != maxTokenLen {
+		t.Fatalf("token is %d bytes, want %d", len(tok), maxTokenLen)
+	}
+	if got, err := DecodeToken(tok); err != nil || got != key {
+		t.Errorf("token of exactly %d bytes: %v", maxTokenLen, err)
+	}
+}
+
+// TestOptionErrorPos: option errors carry no filter position.
+func TestOptionErrorPos(t *testing.T) {
+	_, err := DecodeToken("x")
+	var qe *Error
+	if !errors.As(err, &qe) || qe.Pos != -1 {
+		t.Fatalf("DecodeToken error %v: want *Error with Pos -1", err)
+	}
+}
+
+// TestEchoCut: an error message repeats at most maxEcho bytes of the input, never splits a
+// UTF-8 sequence, and survives input that is not UTF-8 at all.
+func TestEchoCut(t *testing.T) {
+	exact := strings.Repeat("x", maxEcho)
+	_, err := ParseTop(exact)
+	if msg := azerr.From(err).Message(); !strings.Contains(msg, "'"+exact+"'") {
+		t.Errorf("input of exactly %d bytes shortened: %q", maxEcho, msg)
+	}
+	// Byte maxEcho is the second byte of an 'é': the cut must step back to its first byte.
+	split := "a" + strings.Repeat("é", maxEcho)
+	_, err = ParseTop(split)
+	msg := azerr.From(err).Message()
+	if !utf8.ValidString(msg) || !strings.Contains(msg, "'"+split[:maxEcho-1]+"...'") {
+		t.Errorf("cut inside a UTF-8 sequence: %q", msg)
+	}
+	_, err = ParseTop(strings.Repeat("\x80", maxEcho+1))
+	if msg := azerr.From(err).Message(); !strings.Contains(msg, "'...'") {
+		t.Errorf("continuation bytes only: %q", msg)
+	}
+}
+
+// TestOpStringOutOfRange: an operator outside the known set prints as "op?", not a panic.
+func TestOpStringOutOfRange(t *testing.T) {
+	for _, o := range []Op{0, Op(len(opNames)), Op(len(opNames) + 1)} {
+		if s := o.String(); s != "op?" {
+			t.Errorf("Op(%d).String() = %q, want op?", o, s)
+		}
+	}
+}
