@@ -94,6 +94,9 @@ func TestDecodeBinaryCorrupt(t *testing.T) {
 		"long name":      append(append([]byte(nil), good[:headerSize]...), 1, 50, 'A', byte(Int32), 0, 0, 0, 0),
 		"long string":    append(append([]byte(nil), good[:headerSize]...), 1, 1, 'A', byte(String), 50, 'x'),
 		"varint overrun": append(append([]byte(nil), good[:headerSize]...), 1, 0xff),
+		// Exact-capacity copies: a read past the end must fail, not see the bytes beyond.
+		"header only":      exactCopy(good[:headerSize]),
+		"truncated, exact": exactCopy(good[:len(good)-1]),
 	}
 	for name, b := range cases {
 		if _, err := DecodeBinary(b, "", ""); err == nil {
@@ -104,4 +107,11 @@ func TestDecodeBinaryCorrupt(t *testing.T) {
 			r.Get("B")
 		}
 	}
+}
+
+// exactCopy copies b into a slice whose capacity equals its length.
+func exactCopy(b []byte) []byte {
+	c := make([]byte, len(b))
+	copy(c, b)
+	return c
 }

@@ -70,3 +70,15 @@ func TestOpStringOutOfRange(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareFoldASCII: exactly 'A' to 'Z' fold; the bytes either side ('@', '[') do not.
+func TestCompareFoldASCII(t *testing.T) {
+	if c := compareFoldASCII("AZ", "az"); c != 0 {
+		t.Errorf("AZ vs az = %d, want 0", c)
+	}
+	for _, p := range [][2]string{{"@", "`"}, {"[", "{"}} {
+		if c := compareFoldASCII(p[0], p[1]); c == 0 {
+			t.Errorf("%q vs %q folded to equal", p[0], p[1])
+		}
+	}
+}

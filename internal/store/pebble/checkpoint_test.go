@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tablo/tablo/internal/store"
@@ -196,5 +197,15 @@ func TestSnapshotKeepsExtents(t *testing.T) {
 				t.Fatalf("new extent id %d reuses the snapshot's %d", w.ID(), id)
 			}
 		})
+	}
+}
+
+// TestValidSnapshotNameLength: 64 characters is the longest valid name.
+func TestValidSnapshotNameLength(t *testing.T) {
+	if !ValidSnapshotName(strings.Repeat("a", 64)) {
+		t.Error("64-character name refused")
+	}
+	if ValidSnapshotName(strings.Repeat("a", 65)) {
+		t.Error("65-character name accepted")
 	}
 }
