@@ -209,3 +209,15 @@ func TestValidSnapshotNameLength(t *testing.T) {
 		t.Error("65-character name accepted")
 	}
 }
+
+// TestValidSnapshotNameChars: exactly letters, digits, '.', '_' and '-' are allowed, so the
+// bytes just outside each range ('/', ':', '@', '[', '`', '{') are refused.
+func TestValidSnapshotNameChars(t *testing.T) {
+	allowed := "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
+	for b := 0; b < 256; b++ {
+		name := "x" + string([]byte{byte(b)})
+		if got, want := ValidSnapshotName(name), strings.IndexByte(allowed, byte(b)) >= 0; got != want {
+			t.Errorf("ValidSnapshotName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
