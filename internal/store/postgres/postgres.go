@@ -79,6 +79,7 @@ const (
 	stmtLookup      = `SELECT k, v FROM tablo_kv WHERE k = ANY($1)`
 	stmtUpsert      = `INSERT INTO tablo_kv (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = excluded.v`
 	stmtUpsertMany  = `INSERT INTO tablo_kv (k, v) SELECT * FROM unnest($1::BYTEA[], $2::BYTEA[]) ON CONFLICT (k) DO UPDATE SET v = excluded.v`
+	stmtInsertIf    = `INSERT INTO tablo_kv (k, v) SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM tablo_kv WHERE k = $3 AND v = $4 FOR SHARE) ON CONFLICT (k) DO NOTHING`
 	stmtDelete      = `DELETE FROM tablo_kv WHERE k = ANY($1)`
 	stmtDeleteRange = `DELETE FROM tablo_kv WHERE k >= $1 AND k < $2`
 	stmtDeleteFrom  = `DELETE FROM tablo_kv WHERE k >= $1`
@@ -108,6 +109,11 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	params := cfg.ConnConfig.RuntimeParams
 	if _, ok := params["statement_timeout"]; !ok {
 		params["statement_timeout"] = strconv.FormatInt(o.StatementTimeout.Milliseconds(), 10)
+	}
+	// Single statements outside a transaction (Get, GetMany, InsertIf) rely on this level:
+	// each sees what committed before it started, and InsertIf's row lock does the rest.
+	if _, ok := params["default_transaction_isolation"]; !ok {
+		params["default_transaction_isolation"] = "read committed"
 	}
 	if _, ok := params["application_name"]; !ok {
 		params["application_name"] = "tablo"
