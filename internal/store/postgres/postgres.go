@@ -73,20 +73,22 @@ type DB struct {
 
 // The statements, all of them (docs/postgres.md lists them as the compatibility promise).
 const (
-	stmtGet         = `SELECT v FROM tablo_kv WHERE k = $1`
-	stmtScan        = `SELECT k, v FROM tablo_kv WHERE k >= $1 AND k < $2 ORDER BY k LIMIT $3`
-	stmtScanFrom    = `SELECT k, v FROM tablo_kv WHERE k >= $1 ORDER BY k LIMIT $2`
-	stmtLookup      = `SELECT k, v FROM tablo_kv WHERE k = ANY($1)`
-	stmtUpsert      = `INSERT INTO tablo_kv (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = excluded.v`
-	stmtUpsertMany  = `INSERT INTO tablo_kv (k, v) SELECT * FROM unnest($1::BYTEA[], $2::BYTEA[]) ON CONFLICT (k) DO UPDATE SET v = excluded.v`
-	stmtInsertIf    = `INSERT INTO tablo_kv (k, v) SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM tablo_kv WHERE k = $3 AND v = $4 FOR SHARE) ON CONFLICT (k) DO NOTHING`
-	stmtDelete      = `DELETE FROM tablo_kv WHERE k = ANY($1)`
-	stmtDeleteRange = `DELETE FROM tablo_kv WHERE k >= $1 AND k < $2`
-	stmtDeleteFrom  = `DELETE FROM tablo_kv WHERE k >= $1`
-	stmtBeginUpdate = `BEGIN ISOLATION LEVEL SERIALIZABLE`
-	stmtBeginRead   = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`
-	stmtCommit      = `COMMIT`
-	stmtRollback    = `ROLLBACK`
+	stmtGet          = `SELECT v FROM tablo_kv WHERE k = $1`
+	stmtScan         = `SELECT k, v FROM tablo_kv WHERE k >= $1 AND k < $2 ORDER BY k LIMIT $3`
+	stmtScanFrom     = `SELECT k, v FROM tablo_kv WHERE k >= $1 ORDER BY k LIMIT $2`
+	stmtScanKeys     = `SELECT k FROM tablo_kv WHERE k >= $1 AND k < $2 ORDER BY k LIMIT $3`
+	stmtScanKeysFrom = `SELECT k FROM tablo_kv WHERE k >= $1 ORDER BY k LIMIT $2`
+	stmtLookup       = `SELECT k, v FROM tablo_kv WHERE k = ANY($1)`
+	stmtUpsert       = `INSERT INTO tablo_kv (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = excluded.v`
+	stmtUpsertMany   = `INSERT INTO tablo_kv (k, v) SELECT * FROM unnest($1::BYTEA[], $2::BYTEA[]) ON CONFLICT (k) DO UPDATE SET v = excluded.v`
+	stmtInsertIf     = `INSERT INTO tablo_kv (k, v) SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM tablo_kv WHERE k = $3 AND v = $4 FOR SHARE) ON CONFLICT (k) DO NOTHING`
+	stmtDelete       = `DELETE FROM tablo_kv WHERE k = ANY($1)`
+	stmtDeleteRange  = `DELETE FROM tablo_kv WHERE k >= $1 AND k < $2`
+	stmtDeleteFrom   = `DELETE FROM tablo_kv WHERE k >= $1`
+	stmtBeginUpdate  = `BEGIN ISOLATION LEVEL SERIALIZABLE`
+	stmtBeginRead    = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`
+	stmtCommit       = `COMMIT`
+	stmtRollback     = `ROLLBACK`
 )
 
 // Open connects, migrates the schema and returns the engine. The database must be reachable.
@@ -296,13 +298,22 @@ func (d *DB) GetMany(ctx context.Context, keys [][]byte, fn func(i int, value []
 // Scan implements store.Store: a snapshot that begins with its first batch. A scan that
 // failed on a dead connection before calling fn is retried on a fresh one.
 func (d *DB) Scan(ctx context.Context, start, end []byte, fn func(key, value []byte) (bool, error)) error {
+	return d.scan(ctx, start, end, false, fn)
+}
+
+// ScanKeys is Scan without the values (store.ScanKeys): only the keys cross the network.
+func (d *DB) ScanKeys(ctx context.Context, start, end []byte, fn func(key []byte) (bool, error)) error {
+	return d.scan(ctx, start, end, true, func(k, _ []byte) (bool, error) { return fn(k) })
+}
+
+func (d *DB) scan(ctx context.Context, start, end []byte, keysOnly bool, fn func(key, value []byte) (bool, error)) error {
 	if !d.enter() {
 		return store.ErrClosed
 	}
 	defer d.inflight.RUnlock()
 	for attempt := 0; ; attempt++ {
 		called := false
-		err := d.scanOnce(ctx, start, end, func(k, v []byte) (bool, error) {
+		err := d.scanOnce(ctx, start, end, keysOnly, func(k, v []byte) (bool, error) {
 			called = true
 			return fn(k, v)
 		})
@@ -316,12 +327,12 @@ func (d *DB) Scan(ctx context.Context, start, end []byte, fn func(key, value []b
 	}
 }
 
-func (d *DB) scanOnce(ctx context.Context, start, end []byte, fn func(key, value []byte) (bool, error)) error {
+func (d *DB) scanOnce(ctx context.Context, start, end []byte, keysOnly bool, fn func(key, value []byte) (bool, error)) error {
 	s, err := d.openSnapshot(ctx, false)
 	if err != nil {
 		return err
 	}
-	err = s.Scan(ctx, start, end, fn)
+	err = s.scan(ctx, start, end, keysOnly, fn)
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}
