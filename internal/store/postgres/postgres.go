@@ -46,7 +46,9 @@ type Options struct {
 	// URL is a postgres:// URL or a key=value DSN (pgx syntax; pool_max_conns and runtime
 	// parameters such as search_path are accepted).
 	URL string
-	// MaxConns is the pool size (default max(8, 4 × GOMAXPROCS), unless the URL says).
+	// MaxConns is the pool size (default max(16, 8 × GOMAXPROCS), unless the URL says): commits
+	// wait for the WAL flush, not for CPU, and concurrent ones share a flush, so writes need
+	// about as many connections as they have concurrent requests.
 	MaxConns int32
 	// StatementTimeout bounds each statement on the server (statement_timeout) and, with a
 	// margin, each call on the client (default 10 s).
@@ -100,7 +102,7 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	if o.MaxConns > 0 {
 		cfg.MaxConns = o.MaxConns
 	} else if !hasParam(o.URL, "pool_max_conns") {
-		cfg.MaxConns = int32(max(8, 4*runtime.GOMAXPROCS(0)))
+		cfg.MaxConns = int32(max(16, 8*runtime.GOMAXPROCS(0)))
 	}
 	if o.StatementTimeout <= 0 {
 		o.StatementTimeout = 10 * time.Second
