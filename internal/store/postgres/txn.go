@@ -87,25 +87,21 @@ func (d *DB) InsertIf(ctx context.Context, locks []store.Lock, key, value, guard
 		if err == nil {
 			return tag.RowsAffected() == 1, nil
 		}
-		// A statement the server refused committed nothing; a lost connection may have
-		// committed it unless pgx knows the statement was not sent.
-		var r *retry
-		if !errors.As(retryable(wrap("insert", err), sqlState(err) != ""), &r) {
-			if sqlState(err) == "" && classify(err) == kindUnavailable {
-				return false, fmt.Errorf("postgres: commit outcome unknown: %w", wrap("insert", err))
-			}
+		// A statement the server refused committed nothing. A lost connection may have
+		// committed it, unless pgx knows the statement was never sent.
+		lostConn := sqlState(err) == "" && classify(err) == kindUnavailable
+		switch {
+		case serializationFailure(err) && attempt < conflictAttempts: // a deadlock
+		case lostConn && pgconn.SafeToRetry(err) && lost < connAttempts:
+			lost++
+			d.connectionLost(err)
+		case lostConn && !pgconn.SafeToRetry(err):
+			return false, fmt.Errorf("postgres: commit outcome unknown: %w", wrap("insert", err))
+		default:
 			return false, wrap("insert", err)
 		}
-		switch {
-		case r.lost && lost < connAttempts:
-			lost++
-			d.connectionLost(r.err)
-		case !r.lost && attempt < conflictAttempts:
-		default:
-			return false, r.err
-		}
 		if !sleep(ctx, backoff(attempt)) {
-			return false, r.err
+			return false, wrap("insert", err)
 		}
 	}
 }
