@@ -21,9 +21,17 @@ const (
 
 // config is a parsed and validated `tablo bench` command line.
 type config struct {
-	Conn, CompareConn     string // connection strings; CompareConn empty without --compare
-	Label, CompareLabel   string
-	PID, ComparePID       int
+	Conn, CompareConn   string // connection strings; CompareConn empty without --compare
+	Label, CompareLabel string
+	PID, ComparePID     int
+	// AlsoConn is a second front end of the --conn service (same data): workers alternate
+	// between the two. AlsoPID is its process, counted as the server's CPU.
+	AlsoConn string
+	AlsoPID  int
+	// DBPID, CompareDBPID: a database's main process behind the target; its CPU and its
+	// children's count as the server's, and are also reported on their own (db_cpu_s).
+	DBPID, CompareDBPID   int
+	alsoConn              ConnInfo
 	WorkloadList          string
 	Concurrency           int
 	EntitySize            int // length of each entity's Data property
@@ -63,6 +71,10 @@ func parseBenchFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.CompareConn, "compare", "", "second connection string: run each workload on both, alternating, and print ratios")
 	fs.StringVar(&c.CompareLabel, "compare-label", "", "name of the --compare endpoint in results (default host:port)")
 	fs.IntVar(&c.ComparePID, "compare-pid", 0, "server process id of the --compare endpoint")
+	fs.StringVar(&c.AlsoConn, "also", "", "connection string of a second front end of the --conn service (the same data): workers alternate between the two")
+	fs.IntVar(&c.AlsoPID, "also-pid", 0, "process id of the --also front end: its CPU counts as the server's")
+	fs.IntVar(&c.DBPID, "db-pid", 0, "main process id of a database behind --conn (e.g. PostgreSQL's postmaster): its CPU and its children's count as the server's and are reported as db_cpu_s")
+	fs.IntVar(&c.CompareDBPID, "compare-db-pid", 0, "like --db-pid, for the --compare endpoint")
 	fs.StringVar(&c.WorkloadList, "workloads", "all", "comma-separated workloads: "+workloadNames())
 	fs.IntVar(&c.Concurrency, "concurrency", 4, "concurrent client workers")
 	fs.IntVar(&c.EntitySize, "entity-size", 256, "characters in each entity's Data property (at most 32768)")
@@ -131,8 +143,18 @@ func (c *config) validate() error {
 	if c.hasCompare && c.Label == c.CompareLabel {
 		c.Label, c.CompareLabel = c.Label+"#1", c.CompareLabel+"#2"
 	}
-	if c.PID < 0 || c.ComparePID < 0 {
-		bad("--pid and --compare-pid must be positive")
+	if c.PID < 0 || c.ComparePID < 0 || c.AlsoPID < 0 || c.DBPID < 0 || c.CompareDBPID < 0 {
+		bad("process ids must be positive")
+	}
+	if c.AlsoConn != "" {
+		if c.alsoConn, err = parseLoopbackConn(c.AlsoConn); err != nil {
+			bad("--also: %w", err)
+		}
+	} else if c.AlsoPID != 0 {
+		bad("--also-pid needs --also")
+	}
+	if c.CompareDBPID != 0 && !c.hasCompare {
+		bad("--compare-db-pid needs --compare")
 	}
 	if c.workloads, err = selectWorkloads(c.WorkloadList); err != nil {
 		bad("--workloads: %w", err)

@@ -94,9 +94,9 @@ var ErrInterrupted = errors.New("bench interrupted; results so far are above")
 // runBench runs every selected workload on every target and prints the results. Each error
 // is printed once, in the table; the returned error only summarises.
 func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
-	targets := []*target{{label: cfg.Label, conn: cfg.conn, pid: cfg.PID}}
+	targets := []*target{{label: cfg.Label, conn: cfg.conn, pid: cfg.PID, alsoPID: cfg.AlsoPID, dbPID: cfg.DBPID}}
 	if cfg.hasCompare {
-		targets = append(targets, &target{label: cfg.CompareLabel, conn: cfg.compareConn, pid: cfg.ComparePID})
+		targets = append(targets, &target{label: cfg.CompareLabel, conn: cfg.compareConn, pid: cfg.ComparePID, dbPID: cfg.CompareDBPID})
 	}
 	for _, t := range targets {
 		svc, err := newServiceClient(t.conn, cfg.Concurrency)
@@ -104,6 +104,13 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error 
 			return fmt.Errorf("%s: %w", t.label, err)
 		}
 		t.svc = svc
+	}
+	if cfg.AlsoConn != "" {
+		also, err := newServiceClient(cfg.alsoConn, cfg.Concurrency)
+		if err != nil {
+			return fmt.Errorf("--also: %w", err)
+		}
+		targets[0].also = also
 	}
 
 	out := stdout
@@ -149,7 +156,7 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error 
 		for _, t := range targets {
 			r := &Result{Target: t.label, Endpoint: t.conn.Endpoint, Workload: "preload",
 				Concurrency: preloadWorkers(cfg), EntitySize: cfg.EntitySize, Preload: cfg.Preload,
-				UniqueData: cfg.UniqueData, ServerPID: t.pid}
+				UniqueData: cfg.UniqueData, ServerPID: t.pid, hasDB: t.dbPID != 0}
 			p, err := loadNamedTable(ctx, cfg, t, prog)
 			if ctx.Err() != nil {
 				if p.elapsed > 0 {
@@ -182,7 +189,7 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error 
 		for i, t := range targets {
 			results[i] = &Result{Target: t.label, Endpoint: t.conn.Endpoint, Workload: wl.name,
 				Concurrency: cfg.Concurrency, EntitySize: cfg.EntitySize, Preload: cfg.Preload,
-				UniqueData: cfg.UniqueData, ServerPID: t.pid}
+				UniqueData: cfg.UniqueData, ServerPID: t.pid, hasDB: t.dbPID != 0}
 			if wl.layout == layoutEmpty {
 				results[i].Preload, results[i].UniqueData = 0, false
 			}

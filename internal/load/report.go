@@ -22,6 +22,8 @@ type ReportOptions struct {
 	Ceiling string // label of the null-server results; throughput is shown as a fraction of it
 	RatioA  string // with RatioB: add A/B columns (throughput and ops per server CPU-second)
 	RatioB  string
+	// More are further A/B pairs, each adding its columns after RatioA/RatioB's.
+	More [][2]string
 }
 
 func mainReport(args []string, stdout, stderr io.Writer) error {
@@ -29,16 +31,22 @@ func mainReport(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var opt ReportOptions
 	fs.StringVar(&opt.Ceiling, "ceiling", "", "label of the null-server results (throughput is shown as a fraction of it)")
-	ratio := fs.String("ratio", "", "A/B: add columns comparing labels A and B")
+	ratio := fs.String("ratio", "", "A/B[,C/D...]: add columns comparing labels A and B (and C and D, ...)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *ratio != "" {
-		a, b, ok := strings.Cut(*ratio, "/")
-		if !ok || a == "" || b == "" {
-			return fmt.Errorf("--ratio %q: want A/B", *ratio)
+		for i, pair := range strings.Split(*ratio, ",") {
+			a, b, ok := strings.Cut(pair, "/")
+			if !ok || a == "" || b == "" {
+				return fmt.Errorf("--ratio %q: want A/B[,C/D...]", *ratio)
+			}
+			if i == 0 {
+				opt.RatioA, opt.RatioB = a, b
+			} else {
+				opt.More = append(opt.More, [2]string{a, b})
+			}
 		}
-		opt.RatioA, opt.RatioB = a, b
 	}
 	if fs.NArg() == 0 {
 		return errors.New("report: give one or more JSON-lines files")
@@ -126,6 +134,10 @@ func WriteReport(w io.Writer, results []Result, opt ReportOptions) error {
 		return cmp.Or(cmp.Compare(order[a.workload], order[b.workload]), cmp.Compare(a.concurrency, b.concurrency))
 	})
 	ratio := opt.RatioA != "" && opt.RatioB != ""
+	var pairs [][2]string
+	if ratio {
+		pairs = append([][2]string{{opt.RatioA, opt.RatioB}}, opt.More...)
+	}
 
 	var b strings.Builder
 	// Throughput.
@@ -137,7 +149,9 @@ func WriteReport(w io.Writer, results []Result, opt ReportOptions) error {
 	head := []string{"workload", "conc"}
 	head = append(head, labels...)
 	if ratio {
-		head = append(head, opt.RatioA+"/"+opt.RatioB)
+		for _, p := range pairs {
+			head = append(head, p[0]+"/"+p[1])
+		}
 	}
 	writeMDRow(&b, head)
 	writeMDSep(&b, len(head))
@@ -156,7 +170,9 @@ func WriteReport(w io.Writer, results []Result, opt ReportOptions) error {
 			}
 		}
 		if ratio {
-			row = append(row, ratioCell(byKey[k][opt.RatioA], byKey[k][opt.RatioB], func(r *Result) *float64 { return &r.OpsPerSec }))
+			for _, p := range pairs {
+				row = append(row, ratioCell(byKey[k][p[0]], byKey[k][p[1]], func(r *Result) *float64 { return &r.OpsPerSec }))
+			}
 		}
 		writeMDRow(&b, row)
 	}
@@ -212,7 +228,9 @@ func WriteReport(w io.Writer, results []Result, opt ReportOptions) error {
 		b.WriteString("\n### Server efficiency (operations per server CPU-second; entities per CPU-second in parentheses)\n\n")
 		head = append([]string{"workload", "conc"}, cpuLabels...)
 		if ratio {
-			head = append(head, opt.RatioA+"/"+opt.RatioB)
+			for _, p := range pairs {
+				head = append(head, p[0]+"/"+p[1])
+			}
 		}
 		writeMDRow(&b, head)
 		writeMDSep(&b, len(head))
@@ -220,13 +238,20 @@ func WriteReport(w io.Writer, results []Result, opt ReportOptions) error {
 			row := []string{k.workload, strconv.Itoa(k.concurrency)}
 			for _, l := range cpuLabels {
 				if r := byKey[k][l]; r != nil && r.OpsPerCPUSec != nil {
-					row = append(row, fmt.Sprintf("%.0f (%.0f)", *r.OpsPerCPUSec, *r.EntsPerCPUSec))
+					cell := fmt.Sprintf("%.0f (%.0f)", *r.OpsPerCPUSec, *r.EntsPerCPUSec)
+					if r.DBCPU != nil && r.ServerCPU != nil && *r.ServerCPU > 0 {
+						// The database's share of the CPU (--db-pid), so the front end's is the rest.
+						cell += fmt.Sprintf(", db %.0f%%", 100**r.DBCPU / *r.ServerCPU)
+					}
+					row = append(row, cell)
 				} else {
 					row = append(row, "-")
 				}
 			}
 			if ratio {
-				row = append(row, ratioCell(byKey[k][opt.RatioA], byKey[k][opt.RatioB], func(r *Result) *float64 { return r.OpsPerCPUSec }))
+				for _, p := range pairs {
+					row = append(row, ratioCell(byKey[k][p[0]], byKey[k][p[1]], func(r *Result) *float64 { return r.OpsPerCPUSec }))
+				}
 			}
 			writeMDRow(&b, row)
 		}

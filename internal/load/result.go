@@ -28,9 +28,11 @@ type Result struct {
 	MaxMs       float64 `json:"max_ms"`
 	ClientCPU   float64 `json:"client_cpu_s"`
 	// Server CPU fields are present only when --pid (or --compare-pid) was given.
-	ServerPID       int      `json:"server_pid,omitempty"`
-	ServerCPU       *float64 `json:"server_cpu_s,omitempty"`
-	OpsPerCPUSec    *float64 `json:"ops_per_cpu_s,omitempty"`
+	ServerPID    int      `json:"server_pid,omitempty"`
+	ServerCPU    *float64 `json:"server_cpu_s,omitempty"`
+	OpsPerCPUSec *float64 `json:"ops_per_cpu_s,omitempty"`
+	// DBCPU is the part of ServerCPU a database behind the server used (--db-pid).
+	DBCPU           *float64 `json:"db_cpu_s,omitempty"`
 	EntsPerCPUSec   *float64 `json:"entities_per_cpu_s,omitempty"`
 	Aborted         bool     `json:"aborted,omitempty"`     // stopped by --max-errors
 	Interrupted     bool     `json:"interrupted,omitempty"` // cut short by Ctrl-C
@@ -39,6 +41,8 @@ type Result struct {
 	measuredPhases  int
 	hist            Histogram
 	elapsed, srvCPU time.Duration
+	dbCPU           time.Duration
+	hasDB           bool
 	cpuOK           bool
 }
 
@@ -57,6 +61,7 @@ func (r *Result) add(p phase) {
 		r.cpuOK = r.cpuOK && p.cpuOK
 	}
 	r.srvCPU += p.serverCPU
+	r.dbCPU += p.dbCPU
 	r.Aborted = r.Aborted || p.aborted
 	if r.FirstError == "" {
 		r.FirstError = p.firstErr
@@ -76,10 +81,14 @@ func (r *Result) finish() {
 	r.P99Ms = ms(r.hist.Quantile(0.99))
 	r.MeanMs = ms(r.hist.Mean())
 	r.MaxMs = ms(r.hist.Max())
-	r.ServerCPU, r.OpsPerCPUSec, r.EntsPerCPUSec = nil, nil, nil
+	r.ServerCPU, r.OpsPerCPUSec, r.EntsPerCPUSec, r.DBCPU = nil, nil, nil, nil
 	if r.ServerPID != 0 && r.cpuOK && r.measuredPhases > 0 {
 		cpu := r.srvCPU.Seconds()
 		r.ServerCPU = &cpu
+		if r.hasDB {
+			db := r.dbCPU.Seconds()
+			r.DBCPU = &db
+		}
 		if cpu > 0 {
 			o, e := float64(r.Ops)/cpu, float64(r.Entities)/cpu
 			r.OpsPerCPUSec, r.EntsPerCPUSec = &o, &e
