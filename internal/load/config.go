@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"time"
 )
 
@@ -50,6 +51,12 @@ type config struct {
 	SinglePartition          bool
 	PreloadOnly, SkipPreload bool
 	UniqueData               bool // each preloaded entity gets its own incompressible Data
+
+	// ListPreload is how many empty blobs blob-list lists. DiskDir makes the run the disk
+	// ceiling of the upload workloads instead of driving an endpoint.
+	ListPreload int
+	DiskDir     string
+	payloads    *blobPayloads
 }
 
 // parseBenchFlags parses the bench command line with its own FlagSet.
@@ -79,7 +86,9 @@ func parseBenchFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.PreloadOnly, "preload-only", false, "with --table: create the table, load --preload entities (reported as workload \"preload\") and stop")
 	fs.BoolVar(&c.SkipPreload, "skip-preload", false, "with --table: measure a table an earlier --preload-only run loaded with the same --preload and --single-partition")
 	fs.BoolVar(&c.UniqueData, "unique-data", false, "give each preloaded entity its own random Data (barely compressible, like real data) instead of one repeated string")
-	fs.BoolVar(&c.List, "list", false, "list the workloads and exit")
+	fs.IntVar(&c.ListPreload, "list-preload", 100000, "empty blobs loaded before blob-list")
+	fs.StringVar(&c.DiskDir, "disk-dir", "", "instead of an endpoint, write and fsync each blob upload's bytes to a file in this directory (the disk ceiling; label \"disk\")")
+	fs.BoolVar(&c.List, "list", false, "list the workloads (those --workloads selects) and exit")
 	fs.StringVar(&c.NullServerAddr, "null-server", "", "instead of benchmarking, serve canned Table responses on ADDR")
 	fs.DurationVar(&c.NullLifetime, "lifetime", 30*time.Minute, "with --null-server: stop after this long")
 	if err := fs.Parse(args); err != nil {
@@ -93,8 +102,11 @@ func parseBenchFlags(args []string, stderr io.Writer) (*config, error) {
 
 // validate checks every flag and reports all problems at once.
 func (c *config) validate() error {
+	c.payloads = &blobPayloads{}
 	if c.List {
-		return nil
+		var err error
+		c.workloads, err = selectWorkloads(c.WorkloadList)
+		return err
 	}
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
@@ -109,10 +121,23 @@ func (c *config) validate() error {
 		return errors.Join(errs...)
 	}
 	var err error
-	if c.Conn == "" {
+	switch {
+	case c.DiskDir != "":
+		if c.Conn != "" || c.CompareConn != "" {
+			bad("--disk-dir measures the disk, not an endpoint: not with --conn or --compare")
+		}
+		if st, err := os.Stat(c.DiskDir); err != nil || !st.IsDir() {
+			bad("--disk-dir %q: not a directory", c.DiskDir)
+		}
+		if c.Label == "" {
+			c.Label = "disk"
+		}
+	case c.Conn == "":
 		bad("--conn is required")
-	} else if c.conn, err = parseLoopbackConn(c.Conn); err != nil {
-		bad("--conn: %w", err)
+	default:
+		if c.conn, err = parseLoopbackConn(c.Conn); err != nil {
+			bad("--conn: %w", err)
+		}
 	}
 	if c.CompareConn != "" {
 		c.hasCompare = true
@@ -138,6 +163,15 @@ func (c *config) validate() error {
 		bad("--workloads: %w", err)
 	}
 	errs = append(errs, c.validateTable()...)
+	for _, w := range c.workloads {
+		if c.DiskDir != "" && !w.upload {
+			bad("workload %s: --disk-dir measures only the blob upload workloads", w.name)
+			break
+		}
+	}
+	if c.ListPreload < 1 || c.ListPreload > maxListPreload {
+		bad("--list-preload must be between 1 and %d", maxListPreload)
+	}
 	if c.Concurrency < 1 || c.Concurrency > maxConcurrency {
 		bad("--concurrency must be between 1 and %d", maxConcurrency)
 	}
@@ -148,7 +182,7 @@ func (c *config) validate() error {
 		bad("--preload must be between 0 and %d", maxPreload)
 	}
 	for _, w := range c.workloads {
-		if (w.layout != layoutEmpty || c.PreloadOnly) && c.Preload < 1 {
+		if (w.layout != layoutEmpty && !w.blob || c.PreloadOnly) && c.Preload < 1 {
 			bad("workload %s needs --preload of at least 1", w.name)
 			break
 		}
@@ -199,6 +233,8 @@ func (c *config) validateTable() []error {
 		switch got := c.layoutOf(w); {
 		case w.queue:
 			errs = append(errs, fmt.Errorf("workload %s is a Queue workload: not with --table", w.name))
+		case w.blob:
+			errs = append(errs, fmt.Errorf("workload %s is a Blob workload: not with --table", w.name))
 		case got == layoutEmpty:
 			errs = append(errs, fmt.Errorf("workload %s inserts new entities: not with --table", w.name))
 		case got != want:

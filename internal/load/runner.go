@@ -12,6 +12,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 )
 
@@ -22,6 +23,17 @@ type target struct {
 	pid   int // server process for CPU accounting; 0 = none
 	svc   *aztables.ServiceClient
 	qsvc  *azqueue.ServiceClient // made on the first queue workload
+	bsvc  *service.Client        // made on the first blob workload
+	// diskDir makes this the disk ceiling (--disk-dir): uploads are written and fsynced to
+	// files here, and no endpoint is involved.
+	diskDir string
+}
+
+// workerState is what a workload's workers operate on: a table, a queue, or a container.
+type workerState struct {
+	client *aztables.Client
+	queue  *azqueue.QueueClient
+	blob   blobWorker
 }
 
 // phase is what one measured run of one workload against one target produced.
@@ -46,11 +58,13 @@ type live struct {
 // runWorkload runs one workload on t. Without --table it creates a fresh table, preloads it,
 // measures and deletes the table again; with --table it measures the named table as it is.
 func runWorkload(ctx context.Context, cfg *config, t *target, wl workload, seed uint64, prog *progress) (phase, error) {
-	if wl.queue {
+	switch {
+	case wl.queue:
 		return runQueueWorkload(ctx, cfg, t, wl, seed, prog)
-	}
-	if cfg.Table != "" {
-		return measure(ctx, cfg, t, wl, t.svc.NewClient(cfg.Table), nil, seed, prog)
+	case wl.blob:
+		return runBlobWorkload(ctx, cfg, t, wl, seed, prog)
+	case cfg.Table != "":
+		return measure(ctx, cfg, t, wl, workerState{client: t.svc.NewClient(cfg.Table)}, seed, prog)
 	}
 	table := tableName(wl.name, seed)
 	if err := withTimeout(ctx, cfg.OpTimeout, func(ctx context.Context) error {
@@ -74,7 +88,7 @@ func runWorkload(ctx context.Context, cfg *config, t *target, wl workload, seed 
 			return phase{}, fmt.Errorf("preload %s: %s", table, describeError(err))
 		}
 	}
-	return measure(ctx, cfg, t, wl, client, nil, seed, prog)
+	return measure(ctx, cfg, t, wl, workerState{client: client}, seed, prog)
 }
 
 // loadNamedTable creates the --table table on t (it must not exist yet) and fills it; the phase
@@ -91,7 +105,7 @@ func loadNamedTable(ctx context.Context, cfg *config, t *target, prog *progress)
 
 // measure runs cfg.Concurrency workers until the op count, the duration, the error budget or ctx
 // ends the phase. Operations in flight when the duration ends are allowed to finish.
-func measure(ctx context.Context, cfg *config, t *target, wl workload, client *aztables.Client, qc *azqueue.QueueClient, seed uint64, prog *progress) (phase, error) {
+func measure(ctx context.Context, cfg *config, t *target, wl workload, st workerState, seed uint64, prog *progress) (phase, error) {
 	var (
 		lv       live
 		claimed  atomic.Int64
@@ -115,7 +129,7 @@ func measure(ctx context.Context, cfg *config, t *target, wl workload, client *a
 		go func() {
 			defer wg.Done()
 			w := &worker{
-				id: id, rng: rand.New(rand.NewPCG(seed, uint64(id))), client: client, queue: qc,
+				id: id, rng: rand.New(rand.NewPCG(seed, uint64(id))), client: st.client, queue: st.queue, blob: st.blob,
 				preload: cfg.Preload, key: keyFunc(cfg.layoutOf(wl)), data: data,
 			}
 			var (
@@ -198,7 +212,7 @@ func preload(ctx context.Context, cfg *config, t *target, client *aztables.Clien
 	pc := *cfg
 	pc.Ops, pc.Duration, pc.MaxErrors = int64(batches), 0, 1
 	pc.Concurrency = preloadWorkers(cfg)
-	p, err := measure(ctx, &pc, t, preloadWorkload(cfg.Preload, l, cfg.UniqueData), client, nil, 0, prog)
+	p, err := measure(ctx, &pc, t, preloadWorkload(cfg.Preload, l, cfg.UniqueData), workerState{client: client}, 0, prog)
 	if err == nil && p.errors > 0 {
 		err = fmt.Errorf("batch insert: %s", p.firstErr)
 	}
