@@ -57,6 +57,11 @@ type config struct {
 	ListPreload int
 	DiskDir     string
 	payloads    *blobPayloads
+	// CeilingConn names a do-nothing endpoint (the null server) measured in the same rounds
+	// as the endpoints under test, as is --disk-dir beside --conn: ceilings side by side.
+	CeilingConn, CeilingLabel string
+	CeilingPID                int
+	ceilingConn               ConnInfo
 }
 
 // parseBenchFlags parses the bench command line with its own FlagSet.
@@ -87,7 +92,10 @@ func parseBenchFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.SkipPreload, "skip-preload", false, "with --table: measure a table an earlier --preload-only run loaded with the same --preload and --single-partition")
 	fs.BoolVar(&c.UniqueData, "unique-data", false, "give each preloaded entity its own random Data (barely compressible, like real data) instead of one repeated string")
 	fs.IntVar(&c.ListPreload, "list-preload", 100000, "empty blobs loaded before blob-list")
-	fs.StringVar(&c.DiskDir, "disk-dir", "", "instead of an endpoint, write and fsync each blob upload's bytes to a file in this directory (the disk ceiling; label \"disk\")")
+	fs.StringVar(&c.DiskDir, "disk-dir", "", "write and fsync each blob upload's bytes to a file in this directory (the disk ceiling, label \"disk\"): alone, or beside --conn in the same rounds")
+	fs.StringVar(&c.CeilingConn, "ceiling", "", "connection string of a do-nothing endpoint (the null server) measured in the same rounds (no ratios)")
+	fs.StringVar(&c.CeilingLabel, "ceiling-label", "null", "name of the --ceiling endpoint in results")
+	fs.IntVar(&c.CeilingPID, "ceiling-pid", 0, "server process id of the --ceiling endpoint")
 	fs.BoolVar(&c.List, "list", false, "list the workloads (those --workloads selects) and exit")
 	fs.StringVar(&c.NullServerAddr, "null-server", "", "instead of benchmarking, serve canned Table responses on ADDR")
 	fs.DurationVar(&c.NullLifetime, "lifetime", 30*time.Minute, "with --null-server: stop after this long")
@@ -121,13 +129,23 @@ func (c *config) validate() error {
 		return errors.Join(errs...)
 	}
 	var err error
-	switch {
-	case c.DiskDir != "":
-		if c.Conn != "" || c.CompareConn != "" {
-			bad("--disk-dir measures the disk, not an endpoint: not with --conn or --compare")
-		}
+	if c.DiskDir != "" {
 		if st, err := os.Stat(c.DiskDir); err != nil || !st.IsDir() {
 			bad("--disk-dir %q: not a directory", c.DiskDir)
+		}
+	}
+	if c.CeilingConn != "" {
+		if c.ceilingConn, err = parseLoopbackConn(c.CeilingConn); err != nil {
+			bad("--ceiling: %w", err)
+		}
+		if c.Conn == "" {
+			bad("--ceiling needs --conn")
+		}
+	}
+	switch {
+	case c.DiskDir != "" && c.Conn == "":
+		if c.CompareConn != "" {
+			bad("--compare needs --conn")
 		}
 		if c.Label == "" {
 			c.Label = "disk"
@@ -164,8 +182,8 @@ func (c *config) validate() error {
 	}
 	errs = append(errs, c.validateTable()...)
 	for _, w := range c.workloads {
-		if c.DiskDir != "" && !w.upload {
-			bad("workload %s: --disk-dir measures only the blob upload workloads", w.name)
+		if c.DiskDir != "" && c.Conn == "" && !w.upload {
+			bad("workload %s: --disk-dir alone measures only the blob upload workloads", w.name)
 			break
 		}
 	}

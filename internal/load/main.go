@@ -116,9 +116,21 @@ var ErrInterrupted = errors.New("bench interrupted; results so far are above")
 // runBench runs every selected workload on every target and prints the results. Each error
 // is printed once, in the table; the returned error only summarises.
 func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
-	targets := []*target{{label: cfg.Label, conn: cfg.conn, pid: cfg.PID, diskDir: cfg.DiskDir}}
+	var targets []*target
+	if cfg.Conn == "" { // --disk-dir alone
+		targets = append(targets, &target{label: cfg.Label, pid: cfg.PID, diskDir: cfg.DiskDir})
+	} else {
+		targets = append(targets, &target{label: cfg.Label, conn: cfg.conn, pid: cfg.PID})
+	}
 	if cfg.hasCompare {
 		targets = append(targets, &target{label: cfg.CompareLabel, conn: cfg.compareConn, pid: cfg.ComparePID})
+	}
+	// Ceilings run in the same rounds, after the endpoints under test.
+	if cfg.CeilingConn != "" {
+		targets = append(targets, &target{label: cfg.CeilingLabel, conn: cfg.ceilingConn, pid: cfg.CeilingPID, ceiling: true})
+	}
+	if cfg.DiskDir != "" && cfg.Conn != "" {
+		targets = append(targets, &target{label: "disk", diskDir: cfg.DiskDir, ceiling: true})
 	}
 	for _, t := range targets {
 		if t.diskDir != "" {
@@ -172,6 +184,9 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error 
 	table.header()
 	if cfg.Table != "" && !cfg.SkipPreload {
 		for _, t := range targets {
+			if t.diskDir != "" {
+				continue
+			}
 			r := &Result{Target: t.label, Endpoint: t.conn.Endpoint, Workload: "preload",
 				Concurrency: preloadWorkers(cfg), EntitySize: cfg.EntitySize, Preload: cfg.Preload,
 				UniqueData: cfg.UniqueData, ServerPID: t.pid}
@@ -226,8 +241,8 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error 
 				if round%2 == 1 { // alternate which endpoint goes first
 					i = len(targets) - 1 - k
 				}
-				if results[i].FailedToRun != "" {
-					continue
+				if results[i].FailedToRun != "" || targets[i].diskDir != "" && !wl.upload {
+					continue // the disk ceiling exists only for uploads
 				}
 				p, err := runWorkload(ctx, cfg, targets[i], wl, seed, prog)
 				if ctx.Err() != nil {
@@ -261,7 +276,7 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error 
 				return err
 			}
 		}
-		if len(results) == 2 && results[0].FailedToRun == "" && results[1].FailedToRun == "" &&
+		if cfg.hasCompare && results[0].FailedToRun == "" && results[1].FailedToRun == "" &&
 			results[0].measuredPhases > 0 && results[1].measuredPhases > 0 {
 			rt := newRatio(results[0], results[1])
 			ratios = append(ratios, rt)

@@ -27,6 +27,7 @@ type target struct {
 	// diskDir makes this the disk ceiling (--disk-dir): uploads are written and fsynced to
 	// files here, and no endpoint is involved.
 	diskDir string
+	ceiling bool // measured beside the endpoints under test, not compared with them
 }
 
 // workerState is what a workload's workers operate on: a table, a queue, or a container.
