@@ -134,9 +134,10 @@ func WriteReport(w io.Writer, results []Result, opt ReportOptions) error {
 	for _, k := range keys {
 		blobRows = blobRows || strings.HasPrefix(k.workload, "blob-")
 	}
-	// throughput is MB/s for a blob transfer, operations/s otherwise.
+	// throughput is MB/s for a blob transfer of 1 MiB or more, operations/s otherwise (a
+	// 1 KiB blob's cost is per operation).
 	throughput := func(r *Result) float64 {
-		if r.BlobSize > 0 {
+		if r.BlobSize >= 1<<20 {
 			return r.MBPerSec
 		}
 		return r.OpsPerSec
@@ -160,7 +161,7 @@ func WriteReport(w io.Writer, results []Result, opt ReportOptions) error {
 	// Throughput.
 	b.WriteString("### Throughput (operations/s")
 	if blobRows {
-		b.WriteString("; MB/s for blob uploads and downloads")
+		b.WriteString("; MB/s for blob uploads and downloads of 1 MiB and more")
 	}
 	switch {
 	case len(ceilings) == 1:
