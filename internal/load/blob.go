@@ -41,6 +41,7 @@ const (
 	downloadSetBytes  = 64 << 20
 	maxDownloadBlobs  = 16
 	blobDiskFileNames = 2 // files per worker the disk ceiling alternates between
+	preloadAttempts   = 3 // tries of one preload put
 )
 
 func blobWorkloads() []workload {
@@ -266,6 +267,9 @@ func preloadBlobs(ctx context.Context, cfg *config, t *target, wl workload, cc *
 	pc := *cfg
 	pc.Ops, pc.Duration, pc.MaxErrors = int64(n), 0, 1
 	pc.Concurrency = min(max(cfg.Concurrency, 4), 16, n)
+	if wl.size == 0 {
+		pc.Concurrency = min(16, n) // empty blobs: as many in flight as the preload allows
+	}
 	if wl.size >= blobLarge {
 		pc.Concurrency = 1 // one large blob at a time: bounded server and client memory
 	}
@@ -281,7 +285,15 @@ func preloadBlobs(ctx context.Context, cfg *config, t *target, wl workload, cc *
 		if i >= n {
 			return 0, nil
 		}
-		_, err := cc.NewBlockBlobClient(names[i]).Upload(ctx, streaming.NopCloser(bytes.NewReader(data)), nil)
+		// A put is idempotent, so a transient failure (a server closing a kept-alive
+		// connection) is retried rather than losing a long preload; a lasting one still
+		// fails it.
+		var err error
+		for range preloadAttempts {
+			if _, err = cc.NewBlockBlobClient(names[i]).Upload(ctx, streaming.NopCloser(bytes.NewReader(data)), nil); err == nil || ctx.Err() != nil {
+				break
+			}
+		}
 		return 1, err
 	}}
 	p, err := measure(ctx, &pc, &unmeasured, put, workerState{}, 0, prog)
