@@ -13,7 +13,8 @@
 #   BENCH_SERVICES="table queue" BENCH_QUEUE_MESSAGES=2000 (preload and op bound of a queue run; Azurite answers no
 #   get within 30 s once its queue holds ~12,000 messages)
 #   AZURITE_PORT=10102 TABLO_PORT=10302 NULL_PORT=10202 AZURITE_QUEUE_PORT=10103 TABLO_QUEUE_PORT=10303
-# Blob knobs (BENCH_SERVICES=blob runs only the Blob table and rewrites only its section):
+# Blob knobs (BENCH_SERVICES=blob runs only the Blob table and rewrites only its section; add
+# blob to the list to run it beside the others):
 #   BENCH_BLOB_OPS=20000 BENCH_BLOB_DURATION=4s BENCH_BLOB_ROUNDS=1 BENCH_BLOB_LIST=100000 (blobs in the
 #   listed container) BENCH_BLOB_WORKLOADS=<the six transfers> BENCH_BLOB_LIST_CONCURRENCY=1
 #   AZURITE_BLOB_PORT=10100 TABLO_BLOB_PORT=10300 NULL_BLOB_PORT=10200
@@ -34,7 +35,7 @@ ROUNDS=${BENCH_ROUNDS:-1}
 AZURITE_PORT=${AZURITE_PORT:-10102}
 TABLO_PORT=${TABLO_PORT:-10302}
 NULL_PORT=${NULL_PORT:-10202}
-SERVICES=${BENCH_SERVICES:-"table queue blob"}
+SERVICES=${BENCH_SERVICES:-"table queue"}
 QUEUE_MESSAGES=${BENCH_QUEUE_MESSAGES:-2000}
 AZURITE_QUEUE_PORT=${AZURITE_QUEUE_PORT:-10103}
 TABLO_QUEUE_PORT=${TABLO_QUEUE_PORT:-10303}
