@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"time"
 )
 
@@ -58,6 +59,17 @@ type config struct {
 	SinglePartition          bool
 	PreloadOnly, SkipPreload bool
 	UniqueData               bool // each preloaded entity gets its own incompressible Data
+
+	// ListPreload is how many empty blobs blob-list lists. DiskDir makes the run the disk
+	// ceiling of the upload workloads instead of driving an endpoint.
+	ListPreload int
+	DiskDir     string
+	payloads    *blobPayloads
+	// CeilingConn names a do-nothing endpoint (the null server) measured in the same rounds
+	// as the endpoints under test, as is --disk-dir beside --conn: ceilings side by side.
+	CeilingConn, CeilingLabel string
+	CeilingPID                int
+	ceilingConn               ConnInfo
 }
 
 // parseBenchFlags parses the bench command line with its own FlagSet.
@@ -91,7 +103,12 @@ func parseBenchFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.PreloadOnly, "preload-only", false, "with --table: create the table, load --preload entities (reported as workload \"preload\") and stop")
 	fs.BoolVar(&c.SkipPreload, "skip-preload", false, "with --table: measure a table an earlier --preload-only run loaded with the same --preload and --single-partition")
 	fs.BoolVar(&c.UniqueData, "unique-data", false, "give each preloaded entity its own random Data (barely compressible, like real data) instead of one repeated string")
-	fs.BoolVar(&c.List, "list", false, "list the workloads and exit")
+	fs.IntVar(&c.ListPreload, "list-preload", 100000, "empty blobs loaded before blob-list")
+	fs.StringVar(&c.DiskDir, "disk-dir", "", "write and fsync each blob upload's bytes to a file in this directory (the disk ceiling, label \"disk\"): alone, or beside --conn in the same rounds")
+	fs.StringVar(&c.CeilingConn, "ceiling", "", "connection string of a do-nothing endpoint (the null server) measured in the same rounds (no ratios)")
+	fs.StringVar(&c.CeilingLabel, "ceiling-label", "null", "name of the --ceiling endpoint in results")
+	fs.IntVar(&c.CeilingPID, "ceiling-pid", 0, "server process id of the --ceiling endpoint")
+	fs.BoolVar(&c.List, "list", false, "list the workloads (those --workloads selects) and exit")
 	fs.StringVar(&c.NullServerAddr, "null-server", "", "instead of benchmarking, serve canned Table responses on ADDR")
 	fs.DurationVar(&c.NullLifetime, "lifetime", 30*time.Minute, "with --null-server: stop after this long")
 	if err := fs.Parse(args); err != nil {
@@ -105,8 +122,11 @@ func parseBenchFlags(args []string, stderr io.Writer) (*config, error) {
 
 // validate checks every flag and reports all problems at once.
 func (c *config) validate() error {
+	c.payloads = &blobPayloads{}
 	if c.List {
-		return nil
+		var err error
+		c.workloads, err = selectWorkloads(c.WorkloadList)
+		return err
 	}
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
@@ -121,10 +141,33 @@ func (c *config) validate() error {
 		return errors.Join(errs...)
 	}
 	var err error
-	if c.Conn == "" {
+	if c.DiskDir != "" {
+		if st, err := os.Stat(c.DiskDir); err != nil || !st.IsDir() {
+			bad("--disk-dir %q: not a directory", c.DiskDir)
+		}
+	}
+	if c.CeilingConn != "" {
+		if c.ceilingConn, err = parseLoopbackConn(c.CeilingConn); err != nil {
+			bad("--ceiling: %w", err)
+		}
+		if c.Conn == "" {
+			bad("--ceiling needs --conn")
+		}
+	}
+	switch {
+	case c.DiskDir != "" && c.Conn == "":
+		if c.CompareConn != "" {
+			bad("--compare needs --conn")
+		}
+		if c.Label == "" {
+			c.Label = "disk"
+		}
+	case c.Conn == "":
 		bad("--conn is required")
-	} else if c.conn, err = parseLoopbackConn(c.Conn); err != nil {
-		bad("--conn: %w", err)
+	default:
+		if c.conn, err = parseLoopbackConn(c.Conn); err != nil {
+			bad("--conn: %w", err)
+		}
 	}
 	if c.CompareConn != "" {
 		c.hasCompare = true
@@ -160,6 +203,15 @@ func (c *config) validate() error {
 		bad("--workloads: %w", err)
 	}
 	errs = append(errs, c.validateTable()...)
+	for _, w := range c.workloads {
+		if c.DiskDir != "" && c.Conn == "" && !w.upload {
+			bad("workload %s: --disk-dir alone measures only the blob upload workloads", w.name)
+			break
+		}
+	}
+	if c.ListPreload < 1 || c.ListPreload > maxListPreload {
+		bad("--list-preload must be between 1 and %d", maxListPreload)
+	}
 	if c.Concurrency < 1 || c.Concurrency > maxConcurrency {
 		bad("--concurrency must be between 1 and %d", maxConcurrency)
 	}
@@ -170,7 +222,7 @@ func (c *config) validate() error {
 		bad("--preload must be between 0 and %d", maxPreload)
 	}
 	for _, w := range c.workloads {
-		if (w.layout != layoutEmpty || c.PreloadOnly) && c.Preload < 1 {
+		if (w.layout != layoutEmpty && !w.blob || c.PreloadOnly) && c.Preload < 1 {
 			bad("workload %s needs --preload of at least 1", w.name)
 			break
 		}
@@ -221,6 +273,8 @@ func (c *config) validateTable() []error {
 		switch got := c.layoutOf(w); {
 		case w.queue:
 			errs = append(errs, fmt.Errorf("workload %s is a Queue workload: not with --table", w.name))
+		case w.blob:
+			errs = append(errs, fmt.Errorf("workload %s is a Blob workload: not with --table", w.name))
 		case got == layoutEmpty:
 			errs = append(errs, fmt.Errorf("workload %s inserts new entities: not with --table", w.name))
 		case got != want:

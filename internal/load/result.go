@@ -27,6 +27,10 @@ type Result struct {
 	MeanMs      float64 `json:"mean_ms"`
 	MaxMs       float64 `json:"max_ms"`
 	ClientCPU   float64 `json:"client_cpu_s"`
+	// BlobSize is the bytes one operation of a blob transfer workload moves; MBPerSec is the
+	// resulting throughput (10^6 bytes per second).
+	BlobSize int64   `json:"blob_size,omitempty"`
+	MBPerSec float64 `json:"mb_per_s,omitempty"`
 	// Server CPU fields are present only when --pid (or --compare-pid) was given.
 	ServerPID    int      `json:"server_pid,omitempty"`
 	ServerCPU    *float64 `json:"server_cpu_s,omitempty"`
@@ -76,6 +80,7 @@ func (r *Result) finish() {
 	if r.Seconds > 0 {
 		r.OpsPerSec = float64(r.Ops) / r.Seconds
 		r.EntsPerSec = float64(r.Entities) / r.Seconds
+		r.MBPerSec = float64(r.Ops) * float64(r.BlobSize) / r.Seconds / 1e6
 	}
 	r.P50Ms = ms(r.hist.Quantile(0.50))
 	r.P99Ms = ms(r.hist.Quantile(0.99))

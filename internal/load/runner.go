@@ -12,6 +12,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 )
 
@@ -27,6 +28,19 @@ type target struct {
 	// also is a second front end of the same service: odd-numbered workers use it.
 	also *aztables.ServiceClient
 	qsvc *azqueue.ServiceClient // made on the first queue workload
+	bsvc *service.Client        // made on the first blob workload
+	// diskDir makes this the disk ceiling (--disk-dir): uploads are written and fsynced to
+	// files here, and no endpoint is involved.
+	diskDir string
+	ceiling bool // measured beside the endpoints under test, not compared with them
+}
+
+// workerState is what a workload's workers operate on: a table, a queue, or a container.
+type workerState struct {
+	client *aztables.Client
+	table  string // the table's name, so a second front end can reach the same table
+	queue  *azqueue.QueueClient
+	blob   blobWorker
 }
 
 // phase is what one measured run of one workload against one target produced.
@@ -52,11 +66,13 @@ type live struct {
 // runWorkload runs one workload on t. Without --table it creates a fresh table, preloads it,
 // measures and deletes the table again; with --table it measures the named table as it is.
 func runWorkload(ctx context.Context, cfg *config, t *target, wl workload, seed uint64, prog *progress) (phase, error) {
-	if wl.queue {
+	switch {
+	case wl.queue:
 		return runQueueWorkload(ctx, cfg, t, wl, seed, prog)
-	}
-	if cfg.Table != "" {
-		return measure(ctx, cfg, t, wl, t.svc.NewClient(cfg.Table), nil, seed, prog, cfg.Table)
+	case wl.blob:
+		return runBlobWorkload(ctx, cfg, t, wl, seed, prog)
+	case cfg.Table != "":
+		return measure(ctx, cfg, t, wl, workerState{client: t.svc.NewClient(cfg.Table), table: cfg.Table}, seed, prog)
 	}
 	table := tableName(wl.name, seed)
 	if err := withTimeout(ctx, cfg.OpTimeout, func(ctx context.Context) error {
@@ -80,7 +96,7 @@ func runWorkload(ctx context.Context, cfg *config, t *target, wl workload, seed 
 			return phase{}, fmt.Errorf("preload %s: %s", table, describeError(err))
 		}
 	}
-	return measure(ctx, cfg, t, wl, client, nil, seed, prog, table)
+	return measure(ctx, cfg, t, wl, workerState{client: client, table: table}, seed, prog)
 }
 
 // clientFor is the table client worker id uses: with a second front end, odd workers
@@ -106,7 +122,7 @@ func loadNamedTable(ctx context.Context, cfg *config, t *target, prog *progress)
 
 // measure runs cfg.Concurrency workers until the op count, the duration, the error budget or ctx
 // ends the phase. Operations in flight when the duration ends are allowed to finish.
-func measure(ctx context.Context, cfg *config, t *target, wl workload, client *aztables.Client, qc *azqueue.QueueClient, seed uint64, prog *progress, table string) (phase, error) {
+func measure(ctx context.Context, cfg *config, t *target, wl workload, st workerState, seed uint64, prog *progress) (phase, error) {
 	var (
 		lv       live
 		claimed  atomic.Int64
@@ -130,7 +146,7 @@ func measure(ctx context.Context, cfg *config, t *target, wl workload, client *a
 		go func() {
 			defer wg.Done()
 			w := &worker{
-				id: id, rng: rand.New(rand.NewPCG(seed, uint64(id))), client: t.clientFor(id, client, table), queue: qc,
+				id: id, rng: rand.New(rand.NewPCG(seed, uint64(id))), client: t.clientFor(id, st.client, st.table), queue: st.queue, blob: st.blob,
 				preload: cfg.Preload, key: keyFunc(cfg.layoutOf(wl)), data: data,
 			}
 			var (
@@ -230,7 +246,7 @@ func preload(ctx context.Context, cfg *config, t *target, client *aztables.Clien
 	pc := *cfg
 	pc.Ops, pc.Duration, pc.MaxErrors = int64(batches), 0, 1
 	pc.Concurrency = preloadWorkers(cfg)
-	p, err := measure(ctx, &pc, t, preloadWorkload(cfg.Preload, l, cfg.UniqueData), client, nil, 0, prog, "")
+	p, err := measure(ctx, &pc, t, preloadWorkload(cfg.Preload, l, cfg.UniqueData), workerState{client: client}, 0, prog)
 	if err == nil && p.errors > 0 {
 		err = fmt.Errorf("batch insert: %s", p.firstErr)
 	}
