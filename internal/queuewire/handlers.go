@@ -293,6 +293,11 @@ func (s *Server) putMessage(c *call) (*edge.Reply, error) {
 	if !present {
 		return nil, badXML()
 	}
+	pop := c.partitionOp(opPutMessage)
+	pop.Entities = messageUnits(text)
+	if err := s.p.Admit(&c.Call, pop); err != nil {
+		return nil, err
+	}
 	m, err := s.svc.PutMessage(c.Ctx, c.Account, c.queue, text, vt, ttl)
 	if err != nil {
 		return nil, err
@@ -313,6 +318,7 @@ func (s *Server) getMessages(c *call) (*edge.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.Part.Entities = len(msgs)
 	return xmlReply(http.StatusOK, appendMessages(nil, msgs, false, false)), nil
 }
 
@@ -333,6 +339,7 @@ func (s *Server) peekMessages(c *call) (*edge.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.Part.Entities = len(msgs)
 	return xmlReply(http.StatusOK, appendMessages(nil, msgs, false, true)), nil
 }
 
@@ -361,6 +368,14 @@ func (s *Server) updateMessage(c *call) (*edge.Reply, error) {
 		if present {
 			text = &t
 		}
+	}
+	pop := c.partitionOp(opUpdateMessage)
+	pop.Entities = 1
+	if text != nil {
+		pop.Entities = messageUnits(*text)
+	}
+	if err := s.p.Admit(&c.Call, pop); err != nil {
+		return nil, err
 	}
 	m, err := s.svc.UpdateMessage(c.Ctx, c.Account, c.queue, c.message, receipt, text, vt)
 	if err != nil {
