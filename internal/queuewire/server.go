@@ -53,6 +53,7 @@ func New(o Options) *Server {
 		Service: auth.ServiceQueue, Accounts: o.Accounts, Logger: o.Logger, Now: o.Now,
 		Settings: o.Service, MinVersion: "2009-09-19", TooOldVersion: azerr.InvalidHeaderValue,
 		RequestDateWindow: o.RequestDateWindow, Metrics: o.Metrics, OAuth: o.OAuth,
+		SharedSettings: o.Service.Shared(),
 	})}
 }
 
