@@ -80,7 +80,7 @@ func matchAnyBQ(a Authorization, req RequestInfo, st *macState) bool {
 			break
 		}
 		for _, res := range resources[:nRes] {
-			st.buf = appendBQParts(st.buf[:0], a.Scheme, req, date, res, p.headers[o], p.query)
+			st.buf = appendBQParts(st.buf[:0], a.Scheme, req, date, res, p, o)
 			if matchKeys(st, a.Signature) {
 				st.preferCodePoint = o == 1
 				return true
@@ -88,7 +88,7 @@ func matchAnyBQ(a Authorization, req RequestInfo, st *macState) bool {
 			if a.Scheme == SchemeSharedKeyLite && date == "" {
 				// Shared Key Lite without its (empty) Date line: the form of the worked
 				// example in our wire reference; the documented form above comes first.
-				st.buf = appendBQParts(st.buf[:0], a.Scheme, req, noDateLine, res, p.headers[o], p.query)
+				st.buf = appendBQParts(st.buf[:0], a.Scheme, req, noDateLine, res, p, o)
 				if matchKeys(st, a.Signature) {
 					st.preferCodePoint = o == 1
 					return true
@@ -121,6 +121,19 @@ type bqScratch struct {
 	headers [2][]byte
 	query   []byte
 	differ  bool
+	// std holds the arena offsets of the first value of each of bqStandardHeaders (found in
+	// the same pass over the headers as the x-ms-* ones: one pass instead of a lookup each).
+	std   [len(bqStandardHeaders)][2]int
+	stdOK [len(bqStandardHeaders)]bool
+	text  string
+}
+
+// stdValue appends the value of bqStandardHeaders[i] gathered by build.
+func (b *bqScratch) stdValue(dst []byte, i int) []byte {
+	if !b.stdOK[i] {
+		return dst
+	}
+	return append(dst, b.text[b.std[i][0]:b.std[i][1]]...)
 }
 
 // build fills the scratch from req: the canonicalized headers in the service's order
@@ -151,58 +164,56 @@ func appendBQStringToSign(dst []byte, s Scheme, req RequestInfo, date string, re
 	if codePoint {
 		o = 1
 	}
-	return appendBQParts(dst, s, req, date, res, p.headers[o], p.query)
+	return appendBQParts(dst, s, req, date, res, p, o)
 }
 
-// bytesHeader is a Header that can hand out values and enumerate headers without copying
-// (the server's): verifying a request then allocates almost nothing.
+// bytesHeader is a Header that can enumerate headers without copying (the server's):
+// verifying a request then allocates almost nothing.
 type bytesHeader interface {
 	Peek(key string) []byte
 	EachHeaderBytes(fn func(name, value []byte))
 }
 
-func appendHeaderValue(dst []byte, h Header, name string) []byte {
-	if bh, ok := h.(bytesHeader); ok {
-		return append(dst, bh.Peek(name)...)
-	}
-	return append(dst, h.Get(name)...)
-}
+// Indexes of the standard header lines that Shared Key Lite also signs.
+const (
+	stdContentMD5  = 4
+	stdContentType = 5
+)
 
-func appendBQParts(dst []byte, s Scheme, req RequestInfo, date string, res canonRes, headers, query []byte) []byte {
-	h := req.Header
+func appendBQParts(dst []byte, s Scheme, req RequestInfo, date string, res canonRes, p *bqScratch, order int) []byte {
 	dst = append(dst, req.Method...)
 	dst = append(dst, '\n')
 	if s == SchemeSharedKeyLite {
-		dst = appendHeaderValue(dst, h, hdrContentMD5)
+		dst = p.stdValue(dst, stdContentMD5)
 		dst = append(dst, '\n')
-		dst = appendHeaderValue(dst, h, hdrContentType)
+		dst = p.stdValue(dst, stdContentType)
 		dst = append(dst, '\n')
 		if date != noDateLine {
 			dst = append(dst, date...)
 			dst = append(dst, '\n')
 		}
-		dst = append(dst, headers...)
+		dst = append(dst, p.headers[order]...)
 		return res.appendTo(dst)
 	}
-	for _, name := range bqStandardHeaders {
+	for i, name := range bqStandardHeaders {
 		switch name {
 		case "Date":
 			dst = append(dst, date...)
 		case "Content-Length":
 			n := len(dst)
-			dst = appendHeaderValue(dst, h, name)
+			dst = p.stdValue(dst, i)
 			if string(dst[n:]) == "0" {
 				dst = dst[:n]
 			}
 		default:
-			dst = appendHeaderValue(dst, h, name)
+			dst = p.stdValue(dst, i)
 		}
 		dst = append(dst, '\n')
 	}
-	dst = append(dst, headers...)
+	dst = append(dst, p.headers[order]...)
 	res.hasComp = false
 	dst = res.appendTo(dst)
-	return append(dst, query...)
+	return append(dst, p.query...)
 }
 
 type headerLine struct{ name, value string }
@@ -212,8 +223,17 @@ type headerLine struct{ name, value string }
 // and turned into one string, so the lines cost one allocation together.
 func msHeadersInto(h Header, b *bqScratch) []headerLine {
 	b.arena, b.offs = b.arena[:0], b.offs[:0]
+	b.stdOK = [len(bqStandardHeaders)]bool{}
 	add := func(name, value []byte) {
 		if len(name) < 5 || !strings.EqualFold(string(name[:5]), "x-ms-") {
+			for i, std := range bqStandardHeaders {
+				if !b.stdOK[i] && len(std) == len(name) && strings.EqualFold(std, string(name)) {
+					vs := len(b.arena)
+					b.arena = append(b.arena, value...)
+					b.std[i], b.stdOK[i] = [2]int{vs, len(b.arena)}, true
+					break
+				}
+			}
 			return
 		}
 		ns := len(b.arena)
@@ -248,9 +268,17 @@ func msHeadersInto(h Header, b *bqScratch) []headerLine {
 	case HeaderLister:
 		lh.EachHeader(func(name, value string) { add([]byte(name), []byte(value)) })
 	default:
-		return b.lines[:0]
+		// No enumeration: no x-ms-* lines, the standard headers by name.
+		for i, name := range bqStandardHeaders {
+			if v := h.Get(name); v != "" {
+				vs := len(b.arena)
+				b.arena = append(b.arena, v...)
+				b.std[i], b.stdOK[i] = [2]int{vs, len(b.arena)}, true
+			}
+		}
 	}
 	text := string(b.arena)
+	b.text = text
 	lines := b.lines[:0]
 	for _, o := range b.offs {
 		lines = append(lines, headerLine{text[o[0]:o[1]], text[o[2]:o[3]]})
