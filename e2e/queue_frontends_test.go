@@ -42,7 +42,7 @@ func testQueueFrontEndsExactlyOnce(t *testing.T, fes []*tabloProc) {
 	if _, err := fes[0].queue(t, name).Create(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	const producers, each, consumers = 4, 500, 16
+	const producers, each, consumers = 4, 300, 16
 	const total = producers * each
 	var wg sync.WaitGroup
 	for p := range producers {
