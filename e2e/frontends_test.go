@@ -54,6 +54,8 @@ func TestFrontEnds(t *testing.T) {
 	t.Run("CachesSeeOtherFrontEnds", func(t *testing.T) { testFrontEndCaches(t, bin) })
 	t.Run("KillFrontEndMidLoad", func(t *testing.T) { testFrontEndKill(t, bin) })
 	t.Run("DatabaseRestartMidLoad", func(t *testing.T) { testDatabaseRestart(t, bin) })
+	t.Run("BlobsAcrossFrontEnds", func(t *testing.T) { testFrontEndBlobs(t, bin) })
+	t.Run("BigBlobBoundedMemory", func(t *testing.T) { testFrontEndBigBlob(t, bin) })
 }
 
 // testFrontEndIncrements: read-modify-write under If-Match through three front ends loses no

@@ -138,14 +138,14 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 			l.http = tableSrv.NewHTTPServer()
 		case "Queue":
 			qsrv := queuewire.New(queuewire.Options{Service: a.qsv, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow,
-				Metrics: o.metrics, OAuth: cfg.OAuth == "basic"})
+				Metrics: o.metrics, OAuth: cfg.OAuth == "basic", Partitions: a.parts})
 			o.dropCaches = append(o.dropCaches, qsrv.DropCaches)
 			l.http = qsrv.NewHTTPServer()
 		case "Blob":
 			a.blob = blob.New(db, blob.Options{Logger: log})
 			o.deleteAccount = append(o.deleteAccount, a.blob.DeleteAccount)
 			bsrv := blobwire.New(blobwire.Options{Service: a.blob, Accounts: cfg.Accounts, Logger: log, RequestDateWindow: cfg.RequestDateWindow,
-				Metrics: o.metrics, OAuth: cfg.OAuth == "basic"})
+				Metrics: o.metrics, OAuth: cfg.OAuth == "basic", Partitions: a.parts})
 			o.dropCaches = append(o.dropCaches, bsrv.DropCaches)
 			l.http = bsrv.NewHTTPServer()
 		}

@@ -31,17 +31,31 @@ import (
 // holds an extent a few microseconds after reading the record that names it; a whole sweep
 // separates the two sweeps, which covers that gap. Cost: one scan of the records (not of
 // the bytes) plus one unlink per garbage extent.
+//
+// On an engine that several front ends share (store.Traits.Shared) the holds above are only
+// this process's: another front end's writer holds its extent in its own process between
+// the extent's commit and its record's, and its readers hold what they stream. There an
+// extent is also deleted only after it has been a candidate for the grace (SharedGrace,
+// default ten minutes). That covers the writer's gap, which the engine bounds (an Update
+// gives up after tens of seconds), and every read shorter than the grace; a single Get Blob
+// on another front end still streaming an overwritten or deleted blob after that long is cut,
+// as it would be if the blob had changed under it (clients' ranged downloads read each range
+// in its own request). Every front end sweeps; they may delete the same extent, which is
+// harmless.
 type collector struct {
-	mu     sync.Mutex
-	held   map[uint64]int
-	prev   map[uint64]bool
+	mu   sync.Mutex
+	held map[uint64]int
+	// prev: the candidates of the previous sweep, each with when it was first found one.
+	prev   map[uint64]time.Time
+	grace  time.Duration
 	expiry time.Duration
 	pokeCh chan struct{}
 }
 
-func (g *collector) init(expiry time.Duration) {
+func (g *collector) init(expiry, grace time.Duration) {
 	g.held = map[uint64]int{}
 	g.expiry = expiry
+	g.grace = grace
 	g.pokeCh = make(chan struct{}, 1)
 }
 
@@ -183,15 +197,20 @@ func (s *Service) Sweep(ctx context.Context) (SweepStats, error) {
 		}
 		st.ExpiredBlocks++
 	}
-	cands := map[uint64]bool{}
+	cands := map[uint64]time.Time{}
 	var del []uint64
 	var delBytes int64
+	now := time.Now() // the grace is real time, whatever the service's clock says
 	err = s.ext.ListExtents(ctx, func(id uint64, size int64) error {
 		if refs[id] || held[id] {
 			return nil
 		}
-		cands[id] = true
-		if prev[id] {
+		first, seen := prev[id]
+		if !seen {
+			first = now
+		}
+		cands[id] = first
+		if seen && now.Sub(first) >= s.gc.grace {
 			del = append(del, id)
 			delBytes += size
 		}

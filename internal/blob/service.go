@@ -27,7 +27,14 @@ type Options struct {
 	SweepInterval time.Duration
 	// BlockExpiry is how long an uncommitted block lives (default 7 days, as Azure).
 	BlockExpiry time.Duration
+	// SharedGrace is how long an unreferenced extent stays before the sweep deletes it when
+	// the store is shared by several front ends (gc.go; default DefaultSharedGrace). On an
+	// engine of one process it is not used: there the holds cover everything.
+	SharedGrace time.Duration
 }
+
+// DefaultSharedGrace is Options.SharedGrace's default.
+const DefaultSharedGrace = 10 * time.Minute
 
 // Service is the Blob service's rules on a store. Safe for concurrent use.
 type Service struct {
@@ -57,7 +64,14 @@ func New(st store.Store, o Options) *Service {
 	}
 	s := &Service{st: st, ext: st.Extents(), log: o.Logger, stop: make(chan struct{})}
 	s.clk.now = o.Now
-	s.gc.init(o.BlockExpiry)
+	var grace time.Duration
+	if store.TraitsOf(st).Shared {
+		grace = o.SharedGrace
+		if grace <= 0 {
+			grace = DefaultSharedGrace
+		}
+	}
+	s.gc.init(o.BlockExpiry, grace)
 	if o.SweepInterval > 0 {
 		s.done.Add(1)
 		go s.sweepLoop(o.SweepInterval)

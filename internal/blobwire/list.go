@@ -161,12 +161,14 @@ func (s *Server) listBlobs(c *call) error {
 	b = append(b, "<Blobs>"...)
 	for _, it := range items {
 		if it.Blob == nil {
+			s.p.NoteEntity(&c.Call, it.Prefix)
 			b = append(b, "<BlobPrefix>"...)
 			b = elem(b, "Name", it.Prefix)
 			b = append(b, "</BlobPrefix>"...)
 			continue
 		}
 		bl := it.Blob
+		s.p.NoteEntity(&c.Call, bl.Name)
 		b = append(b, "<Blob>"...)
 		b = elem(b, "Name", bl.Name)
 		if bl.Snapshot != 0 {

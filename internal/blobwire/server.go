@@ -21,6 +21,7 @@ import (
 	"github.com/tablo/tablo/internal/edge"
 	"github.com/tablo/tablo/internal/httpserve"
 	"github.com/tablo/tablo/internal/metrics"
+	"github.com/tablo/tablo/internal/partition"
 )
 
 // Options configure a Server.
@@ -35,6 +36,8 @@ type Options struct {
 	// Entra ID bearer tokens (package edge).
 	Metrics *metrics.Metrics
 	OAuth   bool
+	// Partitions, when set, is the partition layer every request reports to.
+	Partitions *partition.Layer
 }
 
 // Server serves the Blob REST API.
@@ -56,7 +59,7 @@ func New(o Options) *Server {
 	s.p = edge.New(edge.Options{
 		Service: auth.ServiceBlob, Accounts: o.Accounts, Logger: o.Logger, Now: o.Now,
 		Settings: o.Service, KeepHeaderCase: true, RequestDateWindow: o.RequestDateWindow,
-		Metrics: o.Metrics, OAuth: o.OAuth,
+		Metrics: o.Metrics, OAuth: o.OAuth, Partitions: o.Partitions,
 	})
 	return s
 }
@@ -94,6 +97,7 @@ func (s *Server) Handle(fc *fasthttp.RequestCtx) {
 	s.p.Begin(&c.Call, fc)
 	defer func() {
 		s.p.Recover(&c.Call, recover(), debug.Stack)
+		s.p.FinishPartition(&c.Call, func(err error) { s.writeError(c, err) })
 		s.p.LogRequest(&c.Call, c.resourceName)
 	}()
 	if err := s.serve(c); err != nil {
@@ -161,7 +165,17 @@ func (s *Server) serve(c *call) error {
 	if err := s.authenticate(c, op); err != nil {
 		return err
 	}
-	return h(c)
+	pop := c.partitionOp(op)
+	if err := s.p.Admit(&c.Call, pop); err != nil {
+		return err
+	}
+	if err := h(c); err != nil {
+		return err
+	}
+	if pop.Kind == partition.KindPointRead {
+		c.Part.Entities = 1 // a blob read serves one "entity" of the blob's target
+	}
+	return nil
 }
 
 // reply writes a complete reply.

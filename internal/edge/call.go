@@ -46,6 +46,8 @@ type Call struct {
 	Op         auth.Operation
 	ErrCode    string
 	AuthDetail string
+	// Part is the request's state in the partition layer.
+	Part PartitionCall
 }
 
 // BaseURL is the service root as clients address it.

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"hash/maphash"
 	"log/slog"
 	"net"
 	"net/http"
@@ -21,6 +22,7 @@ import (
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/entity"
 	"github.com/tablo/tablo/internal/metrics"
+	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/store"
 )
 
@@ -54,6 +56,9 @@ type Options struct {
 	Metrics *metrics.Metrics
 	// OAuth accepts Microsoft Entra ID bearer tokens (bearer.go).
 	OAuth bool
+	// Partitions, when set, is the partition layer the service's handlers report to
+	// (partition.go).
+	Partitions *partition.Layer
 }
 
 // DefaultRequestDateWindow is Azure's limit on a Shared Key request's date: older (or
@@ -90,6 +95,11 @@ type Pipeline struct {
 	// metrics records requests (nil: off); oauth accepts bearer tokens.
 	metrics *metrics.Service
 	oauth   bool
+	// parts is the partition layer (nil: none); partSvc the service in its terms; pkSeed
+	// hashes partition keys to count a query's distinct partitions.
+	parts   *partition.Layer
+	partSvc partition.Service
+	pkSeed  maphash.Seed
 }
 
 // New returns a Pipeline.
@@ -130,6 +140,15 @@ func New(o Options) *Pipeline {
 		p.metrics = o.Metrics.Service(strings.ToLower(p.svc.String()), operationNames())
 	}
 	p.oauth = o.OAuth
+	p.parts, p.pkSeed = o.Partitions, maphash.MakeSeed()
+	switch o.Service {
+	case auth.ServiceTable:
+		p.partSvc = partition.Table
+	case auth.ServiceQueue:
+		p.partSvc = partition.Queue
+	case auth.ServiceBlob:
+		p.partSvc = partition.Blob
+	}
 	return p
 }
 
@@ -542,6 +561,10 @@ const ErrorContentType = "application/json;odata=minimalmetadata;streaming=true;
 func (p *Pipeline) WriteError(c *Call, err error) {
 	if errors.Is(err, context.Canceled) {
 		c.Status = 499 // client went away; nothing useful to send
+		return
+	}
+	if errors.Is(err, ErrDropConnection) {
+		p.DropConnection(c)
 		return
 	}
 	e := errorFor(err)

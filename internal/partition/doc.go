@@ -4,8 +4,9 @@
 // exceeded or a fault is injected.
 //
 // The wire packages describe each request with an Op (the service, the account, the
-// container — table, queue or blob container — and the partition key within it) and call
-// Admit before the service runs and Finish after it. Admit's Ticket says whether to answer
+// container — table, queue or blob container — and the partition key within it: a
+// PartitionKey, the queue's name, the blob's name) and, through package edge, call Admit
+// before the service runs and Finish after it. Admit's Ticket says whether to answer
 // with an error instead (ServerBusy, OperationTimedOut, an injected fault), to wait, or to drop
 // the connection; Finish records the outcome and may ask that an applied operation's reply be
 // lost. The rules packages never see this package.

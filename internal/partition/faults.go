@@ -22,8 +22,11 @@ import (
 //	        | "service=" ("table" | "queue" | "blob" | "*")
 //	        | "op=" ("*" | "read" | "write" | "query" | kind)    kind: point-read, insert,
 //	                                            update, delete, batch, other, ...
-//	        | "table=" name                     table, queue or container (case-insensitive)
-//	        | "pk=" prefix                      partition key prefix
+//	        | "table=" name                     table, queue or container (case-insensitive);
+//	                                            name* matches every name with that prefix
+//	        | "queue=" name | "container=" name the same as table=
+//	        | "pk=" prefix                      partition key prefix (a queue: its name;
+//	                                            a blob: its name)
 //	        | "p=" probability                  0 < p <= 1
 //	        | "every=" n                        the n-th, 2n-th, ... matching request
 //	        | "when=" ("before" | "after")      after: the operation is applied, then the
@@ -53,6 +56,7 @@ type fault struct {
 	service  Service // 0: any
 	op       string  // "" or "*": any
 	table    string  // lower case; "": any
+	tablePfx bool    // table is a prefix (the spec's name ended in '*')
 	pk       string
 	p        float64
 	every    uint64
@@ -169,8 +173,11 @@ func (f *fault) set(fs *FaultSet, k, v string) error {
 			}
 		}
 		f.op = v
-	case "table":
+	case "table", "queue", "container":
 		f.table = strings.ToLower(v)
+		if p, ok := strings.CutSuffix(f.table, "*"); ok {
+			f.table, f.tablePfx = p, true
+		}
 	case "pk":
 		f.pk = v
 	case "p":
@@ -235,7 +242,12 @@ func (f *fault) matches(op *Op) bool {
 			return false
 		}
 	}
-	if f.table != "" && !strings.EqualFold(f.table, op.Container) {
+	switch {
+	case f.tablePfx:
+		if len(op.Container) < len(f.table) || !strings.EqualFold(f.table, op.Container[:len(f.table)]) {
+			return false
+		}
+	case f.table != "" && !strings.EqualFold(f.table, op.Container):
 		return false
 	}
 	return strings.HasPrefix(op.Key, f.pk)

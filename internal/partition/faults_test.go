@@ -40,7 +40,8 @@ func TestParseFaults(t *testing.T) {
 }
 
 func FuzzParseFaults(f *testing.F) {
-	for _, s := range []string{"", "seed=1", "fault=busy p=0.1", "seed=3; fault=drop every=2 when=after; fault=latency latency=1s p=1 op=read table=t pk=a"} {
+	for _, s := range []string{"", "seed=1", "fault=busy p=0.1", "seed=3; fault=drop every=2 when=after; fault=latency latency=1s p=1 op=read table=t pk=a",
+		"fault=busy every=1 service=queue queue=hot* op=dequeue; fault=timeout service=blob container=logs when=after p=0.5 pk=2024/"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
@@ -128,5 +129,25 @@ func TestFaultsReproducible(t *testing.T) {
 	}
 	if got := faultSequence(t, "fault=internal every=4 op=insert"); strings.Count(got, "I") == 0 {
 		t.Fatalf("every=4: %s", got)
+	}
+}
+
+// table=, queue= and container= name a container exactly, or by prefix with a trailing '*'.
+func TestFaultContainerPrefix(t *testing.T) {
+	fs, err := ParseFaults("fault=busy every=1 queue=Hot*; fault=timeout every=1 container=logs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]int{"hotq": 0, "HOT": 0, "ho": -1, "coldhot": -1, "logs": 1, "logs2": -1} {
+		got := -1
+		for i, r := range fs.rules {
+			if r.matches(&Op{Service: Queue, Container: name, Key: name, Kind: KindInsert}) {
+				got = i
+				break
+			}
+		}
+		if got != want {
+			t.Errorf("%q matched rule %d, want %d", name, got, want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package partition
 
 import (
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -16,10 +17,15 @@ type Options struct {
 	// Emulate turns on the scalability targets: beyond them requests are refused as Azure
 	// refuses them. Off, the layer only observes (and models splits and moves).
 	Emulate bool
-	// PartitionTarget is one partition's target in entities per second (Azure: 2,000).
+	// PartitionTarget is one table partition's target in entities per second (Azure: 2,000).
 	PartitionTarget int
-	// AccountTarget is an account's target in requests per second (Azure: 20,000);
-	// AccountTargets overrides it per account.
+	// QueueTarget is one queue's target in messages of 1 KiB per second (Azure: 2,000); a
+	// queue is one partition.
+	QueueTarget int
+	// BlobTarget is one blob's target in requests per second (Azure: 500).
+	BlobTarget int
+	// AccountTarget is an account's target in requests per second over all its services
+	// (Azure: 20,000); AccountTargets overrides it per account.
 	AccountTarget  int
 	AccountTargets map[string]int
 	// ServerCapacity is what one simulated partition server serves, in entities per second,
@@ -43,6 +49,8 @@ type Options struct {
 // Defaults.
 const (
 	DefaultPartitionTarget = 2000
+	DefaultQueueTarget     = 2000
+	DefaultBlobTarget      = 500
 	DefaultAccountTarget   = 20000
 	DefaultServerCapacity  = 10000
 	DefaultServers         = 16
@@ -63,6 +71,8 @@ func (o *Options) fill() {
 		}
 	}
 	def(&o.PartitionTarget, DefaultPartitionTarget)
+	def(&o.QueueTarget, DefaultQueueTarget)
+	def(&o.BlobTarget, DefaultBlobTarget)
 	def(&o.AccountTarget, DefaultAccountTarget)
 	def(&o.ServerCapacity, DefaultServerCapacity)
 	def(&o.Servers, DefaultServers)
@@ -81,17 +91,19 @@ func (o *Options) fill() {
 // Layer is the partition layer of one Tablo process. Its methods are safe for concurrent use.
 type Layer struct {
 	o Options
-	// perTick are the targets scaled to one tick.
-	partPerTick, serverPerTick uint32
-	heatTicks, moveTicks       int64
-	faults                     faultHolder
+	// perTick are the targets scaled to one tick; partPerTick is per service.
+	partPerTick          [numServices]uint32
+	serverPerTick        uint32
+	heatTicks, moveTicks int64
+	faults               faultHolder
 
 	mu   sync.Mutex
 	tick int64 // the newest tick seen
 	rnd  *rand.Rand
-	// accounts[service][name]; each account maps its tables by lower-case name, and tables
-	// lists them all (for the per-tick pass).
-	accounts [numServices]map[string]*accountState
+	// accounts by name (one account serves all three services, and its request target
+	// covers them all); each account maps its tables, queues and containers by service and
+	// lower-case name, and tables lists them all (for the per-tick pass).
+	accounts map[string]*accountState
 	tables   map[tableKey]*tableState
 	servers  []*serverState
 	events   []Event
@@ -105,17 +117,18 @@ type tableKey struct {
 
 type accountState struct {
 	name   string
-	svc    Service
 	target uint32 // requests per tick
 	w      window
 	total  uint64
+	bySvc  [numServices]uint64 // requests per service
 	busy   uint64
-	tables map[string]*tableState
+	tables [numServices]map[string]*tableState
 }
 
 type tableState struct {
 	key     tableKey
 	display string
+	target  uint32 // a partition's target per tick (the service's)
 	w       window
 	ranges  []*rangeState // sorted by lo; ranges[0].lo == ""
 	keys    *sketch
@@ -151,10 +164,14 @@ func New(o Options) *Layer {
 		o:         o,
 		rnd:       rand.New(rand.NewPCG(o.Seed, 0x7ab10)),
 		tables:    map[tableKey]*tableState{},
+		accounts:  map[string]*accountState{},
 		heatTicks: max(1, int64((o.Heat+o.Tick-1)/o.Tick)),
 		moveTicks: max(1, int64((o.Move+o.Tick-1)/o.Tick)),
 	}
-	l.partPerTick = perTick(o.PartitionTarget, o.Tick)
+	l.partPerTick[0] = perTick(o.PartitionTarget, o.Tick)
+	l.partPerTick[Table] = l.partPerTick[0]
+	l.partPerTick[Queue] = perTick(o.QueueTarget, o.Tick)
+	l.partPerTick[Blob] = perTick(o.BlobTarget, o.Tick)
 	l.serverPerTick = perTick(o.ServerCapacity, o.Tick)
 	for i := range o.Servers {
 		l.servers = append(l.servers, &serverState{id: i, heat: coldHeat, lastAction: -1 << 62})
@@ -202,16 +219,19 @@ type Ticket struct {
 	// RangeCount is how many range partitions the request touched.
 	RangeCount int
 
-	after   *fault // a fault to apply once the operation has run
-	start   time.Time
-	op      Kind
-	tbl     *tableState
-	rng     *rangeState
-	srv     *serverState
-	entry   *keyEntry
-	refused bool
-	key     string // the op's partition key, to tell whether entry still tracks it
-	drop    bool   // the op deletes its container: forget it once that succeeds
+	after *fault // a fault to apply once the operation has run
+	start time.Time
+	op    Kind
+	tbl   *tableState
+	rng   *rangeState // the first range touched
+	// rngs are the ranges a query touched when more than one, and perRange the entities it
+	// returned from each (NoteKey).
+	rngs     []*rangeState
+	perRange []uint32
+	entry    *keyEntry
+	refused  bool
+	key      string // the op's partition key, to tell whether entry still tracks it
+	drop     bool   // the op deletes its container: forget it once that succeeds
 }
 
 // Admit decides about op before the service runs it and records its demand. now is the
@@ -235,6 +255,7 @@ func (l *Layer) Admit(op *Op, now time.Time) Ticket {
 	ac := acct.w.cur(t)
 	ac.readOps++ // an account's window counts requests, whatever their kind, in readOps
 	acct.total++
+	acct.bySvc[acct.svcIndex(op.Service)]++
 	var reason reason
 	if l.o.Emulate && ac.readOps > acct.target {
 		reason = reasonAccount
@@ -273,13 +294,13 @@ func (l *Layer) Admit(op *Op, now time.Time) Ticket {
 			last = first
 		}
 	}
-	tk.RangeCount = last - first + 1
+	touched := tbl.ranges[first : last+1]
+	tk.RangeCount = len(touched)
 	tbl.stats.touched[min(tk.RangeCount, len(tbl.stats.touched)-1)]++
 	var names strings.Builder // only queries name their ranges (in the query plan)
-	for i := first; i <= last; i++ {
-		r := tbl.ranges[i]
+	for i, r := range touched {
 		if op.Kind.query() && names.Len() < 200 {
-			if i > first {
+			if i > 0 {
 				names.WriteByte(',')
 			}
 			names.WriteString(r.name())
@@ -289,19 +310,20 @@ func (l *Layer) Admit(op *Op, now time.Time) Ticket {
 		}
 	}
 	tk.Ranges = names.String()
-	rng := tbl.ranges[first]
-	srv := l.servers[rng.server]
-	tk.rng, tk.srv = rng, srv
-	rc := rng.w.cur(t)
-	sc := srv.w.cur(t)
-	tc := tbl.w.cur(t)
+	tk.rng = touched[0]
+	if len(touched) > 1 {
+		// Each range (and its server) serves its part of the query: NoteKey attributes the
+		// entities returned, Finish credits them.
+		tk.rngs = slices.Clone(touched)
+		tk.perRange = make([]uint32, len(touched))
+	}
 	single := !op.Kind.query() || op.Kind <= KindPartition
-	if single && op.Kind != KindOther {
+	if single {
 		e := tbl.keys.add(op.Key, uint64(ents))
 		tk.entry = e
 		ec := e.w.cur(t)
 		if reason == reasonNone && l.o.Emulate && e.heat.hot(t, l.heatTicks) &&
-			ec.readEnts+ec.writeEnts >= l.partPerTick {
+			ec.readEnts+ec.writeEnts >= tbl.target {
 			reason = reasonPartition
 		}
 		ec.demand += c.demand
@@ -312,19 +334,21 @@ func (l *Layer) Admit(op *Op, now time.Time) Ticket {
 			ec.add(counts{readOps: c.readOps, writeOps: c.writeOps, writeEnts: c.writeEnts})
 		}
 	}
-	if reason == reasonNone && l.o.Emulate && srv.heat.hot(t, l.heatTicks) &&
-		sc.readEnts+sc.writeEnts >= l.serverPerTick {
-		reason = reasonServer
-	}
-	if rng.fnd != nil {
-		hi := op.Key
-		if op.Kind.query() {
-			hi = op.HiKey
+	if reason == reasonNone && l.o.Emulate {
+		for _, r := range touched {
+			srv := l.servers[r.server]
+			if sc := srv.w.cur(t); srv.heat.hot(t, l.heatTicks) && sc.readEnts+sc.writeEnts >= l.serverPerTick {
+				reason = reasonServer
+				break
+			}
 		}
-		rng.fnd.record(l.rnd, op.Key, hi, op.Kind.query() && op.Open)
+	}
+	hi := op.Key
+	if op.Kind.query() {
+		hi = op.HiKey
 	}
 	served := counts{readOps: c.readOps, writeOps: c.writeOps, writeEnts: c.writeEnts}
-	for _, w := range [...]*counts{rc, sc, tc} {
+	credit := func(w *counts) {
 		w.demand += c.demand
 		switch {
 		case reason != reasonNone:
@@ -333,8 +357,27 @@ func (l *Layer) Admit(op *Op, now time.Time) Ticket {
 			w.add(served)
 		}
 	}
+	for _, r := range touched {
+		if r.fnd != nil {
+			r.fnd.record(l.rnd, op.Key, hi, op.Kind.query() && op.Open)
+		}
+		credit(r.w.cur(t))
+		credit(l.servers[r.server].w.cur(t))
+	}
+	credit(tbl.w.cur(t))
 	l.refuse(&tk, reason, acct)
 	return tk
+}
+
+// NoteKey attributes one entity a query returned, by its partition key, to the range
+// partition that served it; the wire package calls it for each entity it sends. It needs
+// no lock: a range's low key never changes.
+func (tk *Ticket) NoteKey(pk string) {
+	if len(tk.rngs) < 2 {
+		return
+	}
+	i := sort.Search(len(tk.rngs), func(i int) bool { return keys.CompareOrdinal(tk.rngs[i].lo, pk) > 0 })
+	tk.perRange[max(i-1, 0)]++
 }
 
 // refuse turns a reason into the ticket's answer and counts it.
@@ -414,9 +457,31 @@ func (l *Layer) Finish(tk *Ticket, r Result) {
 		c.demand += n - 1
 	}
 	read(&tk.tbl.w)
-	if tk.rng != nil {
-		read(&tk.rng.w)
-		read(&tk.srv.w)
+	// A query over several ranges credits each with the entities it returned (as NoteKey
+	// attributed them); what was not attributed goes to the first range.
+	rest := n
+	for i, r := range tk.rngs {
+		m := min(tk.perRange[i], rest)
+		if m == 0 {
+			continue
+		}
+		rest -= m
+		for _, w := range [...]*window{&r.w, &l.servers[r.server].w} {
+			c := w.cur(t)
+			c.readEnts += m
+			c.demand += m - 1
+		}
+	}
+	if tk.rng != nil && rest > 0 {
+		own := uint32(1) // the request's own demand, already counted, unless a range took it
+		if rest < n {
+			own = 0
+		}
+		for _, w := range [...]*window{&tk.rng.w, &l.servers[tk.rng.server].w} {
+			c := w.cur(t)
+			c.readEnts += rest
+			c.demand += rest - own
+		}
 	}
 	if tk.entry != nil && tk.entry.key == tk.key {
 		read(&tk.entry.w)
@@ -430,8 +495,8 @@ func (l *Layer) forget(tb *tableState) {
 		return
 	}
 	delete(l.tables, tb.key)
-	if a := l.accounts[tb.key.svc][tb.key.account]; a != nil && a.tables[tb.key.name] == tb {
-		delete(a.tables, tb.key.name)
+	if a := l.accounts[tb.key.account]; a != nil && a.tables[tb.key.svc][tb.key.name] == tb {
+		delete(a.tables[tb.key.svc], tb.key.name)
 	}
 	for _, r := range tb.ranges {
 		l.servers[r.server].ranges--
@@ -440,25 +505,27 @@ func (l *Layer) forget(tb *tableState) {
 
 func (l *Layer) tickOf(now time.Time) int64 { return now.UnixNano() / int64(l.o.Tick) }
 
+// account returns the account's state: one per account name, whatever the service.
 func (l *Layer) account(op *Op) *accountState {
-	svc := op.Service
-	if svc >= numServices {
-		svc = 0
-	}
-	if l.accounts[svc] == nil {
-		l.accounts[svc] = map[string]*accountState{}
-	}
-	a := l.accounts[svc][op.Account]
+	a := l.accounts[op.Account]
 	if a == nil {
 		target := l.o.AccountTarget
 		if v, ok := l.o.AccountTargets[op.Account]; ok && v > 0 {
 			target = v
 		}
 		name := strings.Clone(op.Account)
-		a = &accountState{name: name, svc: svc, target: perTick(target, l.o.Tick), tables: map[string]*tableState{}}
-		l.accounts[svc][name] = a
+		a = &accountState{name: name, target: perTick(target, l.o.Tick)}
+		l.accounts[name] = a
 	}
 	return a
+}
+
+// svcIndex is s, or 0 for a service the layer does not know.
+func (a *accountState) svcIndex(s Service) Service {
+	if s >= numServices {
+		return 0
+	}
+	return s
 }
 
 // table returns the table's state, creating it with one range partition on the least busy
@@ -468,16 +535,22 @@ func (l *Layer) table(op *Op, acct *accountState) *tableState {
 	if hasUpper(name) {
 		name = strings.ToLower(name)
 	}
-	tb := acct.tables[name]
+	svc := acct.svcIndex(op.Service)
+	m := acct.tables[svc]
+	if m == nil {
+		m = map[string]*tableState{}
+		acct.tables[svc] = m
+	}
+	tb := m[name]
 	if tb == nil {
-		k := tableKey{acct.svc, acct.name, strings.Clone(name)}
-		tb = &tableState{key: k, display: strings.Clone(op.Container), keys: newSketch(l.o.TrackedKeys)}
+		k := tableKey{svc, acct.name, strings.Clone(name)}
+		tb = &tableState{key: k, display: strings.Clone(op.Container), keys: newSketch(l.o.TrackedKeys), target: l.partPerTick[svc]}
 		srv := l.idlest(-1)
 		tb.ranges = []*rangeState{{id: 0, server: srv.id}}
 		srv.ranges++
 		tb.nextID = 1
 		l.tables[k] = tb
-		acct.tables[k.name] = tb
+		m[k.name] = tb
 	}
 	return tb
 }
@@ -552,7 +625,7 @@ func (l *Layer) advance(t int64) {
 			tb.keys.halve()
 		}
 		for _, e := range tb.keys.heap {
-			e.heat.update(prev, e.w.tick(prev).demand, silent, l.partPerTick, l.heatTicks)
+			e.heat.update(prev, e.w.tick(prev).demand, silent, tb.target, l.heatTicks)
 		}
 		for _, r := range tb.ranges {
 			// Engage the finder while the range's server is over capacity (the decider).

@@ -5,8 +5,10 @@ import "time"
 // Service is the storage service a request is for.
 type Service uint8
 
-// Services. Azure partitions Table by account/table/PartitionKey, Queue by account/queue and
-// Blob by account/container/blob; the wire package fills Op accordingly.
+// Services. Azure partitions Table by account/table/PartitionKey, Queue by account/queue (a
+// queue is one partition) and Blob by account/container/blob; the wire package fills Op
+// accordingly: Container is the table, queue or container, Key the PartitionKey, the queue's
+// name or the blob's name.
 const (
 	Table Service = iota + 1
 	Queue
@@ -36,6 +38,7 @@ const (
 	KindPartitionRange // a query across partitions
 	KindUnion          // a query of several disjoint key ranges
 	KindTableScan      // a query of the whole table
+	KindDequeue        // Get Messages: reads messages and hides them (counted as a read)
 	KindInsert
 	KindUpdate // replace, merge, upsert
 	KindDelete
@@ -46,7 +49,7 @@ const (
 var kindNames = [numKinds]string{
 	KindOther: "other", KindPointRead: "point-read", KindRowRange: "row-range",
 	KindPartition: "partition", KindPartitionRange: "partition-range", KindUnion: "union",
-	KindTableScan: "table-scan", KindInsert: "insert", KindUpdate: "update",
+	KindTableScan: "table-scan", KindDequeue: "dequeue", KindInsert: "insert", KindUpdate: "update",
 	KindDelete: "delete", KindBatch: "batch",
 }
 
@@ -70,14 +73,15 @@ type Op struct {
 	Account string
 	// Container is the table, queue or blob container; "" for account-level requests.
 	Container string
-	// Key is the partition key (Table: PartitionKey; Blob: the blob name; Queue: ""). For a
-	// query, the lowest partition key it may touch ("" = from the start).
+	// Key is the partition key (Table: PartitionKey; Queue: the queue's name; Blob: the blob's
+	// name). For a query, the lowest partition key it may touch ("" = from the start).
 	Key  string
 	Kind Kind
 	// HiKey is a query's highest partition key; Open means no upper bound.
 	HiKey string
 	Open  bool
-	// Entities is how many entities the request writes (a batch: its operations).
+	// Entities is how many entities the request writes (a batch: its operations; a queue
+	// message: its size in KiB units, as Azure's queue target assumes 1 KiB messages).
 	Entities int
 	// BytesIn is the request body's size.
 	BytesIn int

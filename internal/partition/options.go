@@ -11,8 +11,11 @@ import (
 // ParseOptions reads the --emulate-targets spec: "" or "off" (observe only), "on" (Azure's
 // targets), or a comma-separated list that turns emulation on and overrides defaults:
 //
-//	partition=N        entities/s per partition (2000)
-//	account=N          requests/s per account (20000); account.NAME=N for one account
+//	partition=N        entities/s per table partition (2000)
+//	queue=N            messages of 1 KiB per second per queue (2000)
+//	blob=N             requests/s per blob (500)
+//	account=N          requests/s per account, all services together (20000);
+//	                   account.NAME=N for one account
 //	server=N           entities/s one simulated partition server serves (10000)
 //	servers=N          simulated partition servers (16)
 //	heat=DUR           how long above target before throttling, splits and moves (3m)
@@ -63,6 +66,10 @@ func ParseOptions(spec string) (Options, error) {
 		switch {
 		case k == "partition":
 			num(&o.PartitionTarget)
+		case k == "queue":
+			num(&o.QueueTarget)
+		case k == "blob":
+			num(&o.BlobTarget)
 		case k == "account":
 			num(&o.AccountTarget)
 		case strings.HasPrefix(k, "account."):

@@ -30,6 +30,8 @@ type Snapshot struct {
 // TargetsView lists the targets and model parameters.
 type TargetsView struct {
 	PartitionEntitiesPerSec int    `json:"partitionEntitiesPerSec"`
+	QueueMessagesPerSec     int    `json:"queueMessagesPerSec"`
+	BlobRequestsPerSec      int    `json:"blobRequestsPerSec"`
 	AccountRequestsPerSec   int    `json:"accountRequestsPerSec"`
 	ServerEntitiesPerSec    int    `json:"serverEntitiesPerSec"`
 	Servers                 int    `json:"servers"`
@@ -38,14 +40,16 @@ type TargetsView struct {
 	TrackedKeysPerTable     int    `json:"trackedKeysPerTable"`
 }
 
-// AccountView is one account.
+// AccountView is one account, over all its services (the account target covers them all).
 type AccountView struct {
-	Service        string  `json:"service"`
 	Name           string  `json:"name"`
 	RequestsPerSec float64 `json:"requestsPerSec"`
 	Requests       uint64  `json:"requests"`
-	ServerBusy     uint64  `json:"serverBusy"`
-	Tables         int     `json:"tables"`
+	// RequestsByService splits Requests by service (table, queue, blob).
+	RequestsByService map[string]uint64 `json:"requestsByService"`
+	ServerBusy        uint64            `json:"serverBusy"`
+	// Tables counts the tables, queues and containers seen.
+	Tables int `json:"tables"`
 }
 
 // Rates are per-second rates over the window.
@@ -92,12 +96,17 @@ type RangeView struct {
 	Splits  int    `json:"splits"`
 }
 
-// PartitionView is one tracked PartitionKey.
+// PartitionView is one tracked partition: a table's PartitionKey, a queue (Key is its name)
+// or a blob (Key is its name, Table its container).
 type PartitionView struct {
+	Service string `json:"service,omitempty"`
 	Account string `json:"account,omitempty"`
 	Table   string `json:"table,omitempty"`
 	Key     string `json:"partitionKey"`
 	Rates   Rates  `json:"rates"`
+	// OfTarget is the demand over the service's partition target (1 = at the target; for a
+	// queue messages of 1 KiB, for a blob requests).
+	OfTarget float64 `json:"ofTarget"`
 	// Count is the (decayed) weight the summary holds; it overestimates by at most Err, and
 	// Exact means Err is 0.
 	Count uint64 `json:"count"`
@@ -147,7 +156,7 @@ func (l *Layer) Snapshot(now time.Time, topKeys int) Snapshot {
 	s := Snapshot{
 		Time: now.UTC().Format(time.RFC3339Nano), Emulate: l.o.Emulate,
 		Window: (time.Duration(winLen-1) * l.o.Tick).String(),
-		Targets: TargetsView{l.o.PartitionTarget, l.o.AccountTarget, l.o.ServerCapacity, l.o.Servers,
+		Targets: TargetsView{l.o.PartitionTarget, l.o.QueueTarget, l.o.BlobTarget, l.o.AccountTarget, l.o.ServerCapacity, l.o.Servers,
 			l.o.Heat.String(), l.o.Move.String(), l.o.TrackedKeys},
 		Busy:   map[string]uint64{},
 		Events: slices.Clone(l.events),
@@ -155,11 +164,17 @@ func (l *Layer) Snapshot(now time.Time, topKeys int) Snapshot {
 	for r := reasonAccount; r < numReasons; r++ {
 		s.Busy[reasonNames[r]] = l.busy[r]
 	}
-	for _, m := range l.accounts {
-		for _, a := range m {
-			r := rt(&a.w)
-			s.Accounts = append(s.Accounts, AccountView{a.svc.String(), a.name, r.ReadOps, a.total, a.busy, len(a.tables)})
+	for _, a := range l.accounts {
+		r := rt(&a.w)
+		av := AccountView{Name: a.name, RequestsPerSec: r.ReadOps, Requests: a.total, RequestsByService: map[string]uint64{},
+			ServerBusy: a.busy}
+		for svc, n := range a.bySvc {
+			if n > 0 {
+				av.RequestsByService[Service(svc).String()] = n
+			}
+			av.Tables += len(a.tables[svc])
 		}
+		s.Accounts = append(s.Accounts, av)
 	}
 	slices.SortFunc(s.Accounts, func(a, b AccountView) int { return cmp.Compare(a.Name, b.Name) })
 	for _, srv := range l.servers {
@@ -194,9 +209,11 @@ func (l *Layer) Snapshot(now time.Time, topKeys int) Snapshot {
 			}
 			tv.Ranges = append(tv.Ranges, rv)
 		}
+		target := float64(tb.target) * float64(time.Second) / float64(l.o.Tick)
 		for _, e := range tb.keys.heap {
+			r := rt(&e.w)
 			tv.Partitions = append(tv.Partitions, PartitionView{
-				Account: tb.key.account, Table: tb.display, Key: e.key, Rates: rt(&e.w),
+				Service: tv.Service, Account: tb.key.account, Table: tb.display, Key: e.key, Rates: r, OfTarget: r.Demand / target,
 				Count: e.count, Err: e.err, Exact: e.err == 0, Hot: e.heat.since >= 0,
 			})
 		}
@@ -208,7 +225,7 @@ func (l *Layer) Snapshot(now time.Time, topKeys int) Snapshot {
 		s.Tables = append(s.Tables, tv)
 	}
 	slices.SortFunc(s.Tables, func(a, b TableView) int {
-		return cmp.Or(strings.Compare(a.Account, b.Account), strings.Compare(a.Name, b.Name))
+		return cmp.Or(strings.Compare(a.Account, b.Account), strings.Compare(a.Service, b.Service), strings.Compare(a.Name, b.Name))
 	})
 	slices.SortFunc(s.Hottest, func(a, b PartitionView) int {
 		return cmp.Or(cmp.Compare(b.Rates.Demand, a.Rates.Demand), cmp.Compare(b.Count, a.Count))

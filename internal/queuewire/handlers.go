@@ -301,6 +301,11 @@ func (s *Server) putMessage(c *call) (*edge.Reply, error) {
 	if !present {
 		return nil, badXML()
 	}
+	pop := c.partitionOp(opPutMessage)
+	pop.Entities = messageUnits(text)
+	if err := s.p.Admit(&c.Call, pop); err != nil {
+		return nil, err
+	}
 	m, err := s.svc.PutMessage(c.Ctx, c.Account, c.queue, text, vt, ttl)
 	if err != nil {
 		return nil, err
@@ -321,6 +326,7 @@ func (s *Server) getMessages(c *call) (*edge.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.Part.Entities = len(msgs)
 	return s.messagesReply(http.StatusOK, msgs, false, false), nil
 }
 
@@ -341,6 +347,7 @@ func (s *Server) peekMessages(c *call) (*edge.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.Part.Entities = len(msgs)
 	return s.messagesReply(http.StatusOK, msgs, false, true), nil
 }
 
@@ -369,6 +376,14 @@ func (s *Server) updateMessage(c *call) (*edge.Reply, error) {
 		if present {
 			text = &t
 		}
+	}
+	pop := c.partitionOp(opUpdateMessage)
+	pop.Entities = 1
+	if text != nil {
+		pop.Entities = messageUnits(*text)
+	}
+	if err := s.p.Admit(&c.Call, pop); err != nil {
+		return nil, err
 	}
 	m, err := s.svc.UpdateMessage(c.Ctx, c.Account, c.queue, c.message, receipt, text, vt)
 	if err != nil {

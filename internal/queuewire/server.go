@@ -20,6 +20,7 @@ import (
 	"github.com/tablo/tablo/internal/edge"
 	"github.com/tablo/tablo/internal/httpserve"
 	"github.com/tablo/tablo/internal/metrics"
+	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/queue"
 )
 
@@ -40,6 +41,8 @@ type Options struct {
 	// Entra ID bearer tokens (package edge).
 	Metrics *metrics.Metrics
 	OAuth   bool
+	// Partitions, when set, is the partition layer every request reports to.
+	Partitions *partition.Layer
 }
 
 // Server is the Queue service's request handler.
@@ -55,7 +58,7 @@ func New(o Options) *Server {
 	return &Server{svc: o.Service, bufs: edge.BufferPool{Size: 1024}, p: edge.New(edge.Options{
 		Service: auth.ServiceQueue, Accounts: o.Accounts, Logger: o.Logger, Now: o.Now,
 		Settings: o.Service, MinVersion: "2009-09-19", TooOldVersion: azerr.InvalidHeaderValue,
-		RequestDateWindow: o.RequestDateWindow, Metrics: o.Metrics, OAuth: o.OAuth,
+		RequestDateWindow: o.RequestDateWindow, Metrics: o.Metrics, OAuth: o.OAuth, Partitions: o.Partitions,
 		SharedSettings: o.Service.Shared(),
 	})}
 }
@@ -156,6 +159,7 @@ func (s *Server) Handle(fc *fasthttp.RequestCtx) {
 	fc.Response.Header.DisableNormalizing()
 	defer func() {
 		s.p.Recover(&c.Call, recover(), debug.Stack)
+		s.p.FinishPartition(&c.Call, func(err error) { s.p.WriteError(&c.Call, err) })
 		s.p.LogRequest(&c.Call, c.resourceName)
 	}()
 	if err := s.serve(c); err != nil {
@@ -198,6 +202,11 @@ func (s *Server) serve(c *call) error {
 		return err
 	}
 	_ = sas
+	if op != opPreflight && op != opPutMessage && op != opUpdateMessage {
+		if err := s.p.Admit(&c.Call, c.partitionOp(op)); err != nil {
+			return err
+		}
+	}
 	rp, err := s.dispatch(c, op)
 	if err != nil {
 		return err

@@ -266,7 +266,7 @@ func (s *Server) getEntity(c *call) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.part.entities = 1
+	c.Part.Entities = 1
 	o := s.encodeOptions(c, c.res.table, sel)
 	if c.level != entity.NoMetadata {
 		o.Metadata = c.elementMetadata(c.res.table)
@@ -469,7 +469,7 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 	if err := s.admitQuery(c, &q); err != nil {
 		return nil, err
 	}
-	counting := c.part.admitted
+	counting := s.parts != nil
 	o := s.encodeOptions(c, c.res.table, sel)
 	// The page writes each entity in the default element form at minimal metadata without
 	// $select: the column cache may keep and reuse that JSON.
@@ -503,7 +503,7 @@ func (s *Server) queryEntities(c *call) (*reply, error) {
 			}
 			n++
 			if counting {
-				s.notePartition(c, r.PartitionKey())
+				s.p.NoteEntity(&c.Call, r.PartitionKey())
 			}
 			var err error
 			b, err = entity.AppendJSONRaw(b, r, o)

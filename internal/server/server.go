@@ -8,8 +8,6 @@
 package server
 
 import (
-	"errors"
-	"hash/maphash"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -65,9 +63,8 @@ type Server struct {
 	pages edge.BufferPool
 	// bodies recycles single-entity response buffers.
 	bodies edge.BufferPool
-	// parts is the partition layer (nil: none); pkSeed hashes partition keys for it.
-	parts  *partition.Layer
-	pkSeed maphash.Seed
+	// parts is the partition layer (nil: none); the pipeline reports to it.
+	parts *partition.Layer
 }
 
 // New returns a Server.
@@ -85,13 +82,12 @@ func New(o Options) *Server {
 		pages:  edge.BufferPool{Size: 64 << 10},
 		bodies: edge.BufferPool{Size: 4 << 10},
 		parts:  o.Partitions,
-		pkSeed: maphash.MakeSeed(),
 	}
 	s.p = edge.New(edge.Options{
 		Service: auth.ServiceTable, Accounts: o.Accounts, Logger: o.Logger, Now: o.Now,
 		Settings: o.Service, MinVersion: "2013-08-15", TooOldVersion: azerr.JSONFormatNotSupported,
 		RequestDateWindow: o.RequestDateWindow, SharedSettings: o.Service.Shared(),
-		Metrics: o.Metrics, OAuth: o.OAuth,
+		Metrics: o.Metrics, OAuth: o.OAuth, Partitions: o.Partitions,
 	})
 	return s
 }
@@ -107,7 +103,6 @@ type call struct {
 	query queryParams
 	level entity.MetadataLevel
 	sas   *auth.SAS
-	part  partitionCall
 }
 
 // Handle serves one request; it is the fasthttp.RequestHandler of the Table endpoint.
@@ -240,10 +235,6 @@ func (s *Server) write(c *call, rp *reply) { s.p.Write(&c.Call, rp) }
 // writeError sends err as Azure does: JSON odata.error for the JSON operations, the
 // storage-common XML form for the XML endpoints, and x-ms-error-code equal to the body's code.
 func (s *Server) writeError(c *call, err error) {
-	if errors.Is(err, errDropConnection) {
-		s.dropConnection(c)
-		return
-	}
 	s.p.WriteError(&c.Call, err)
 }
 

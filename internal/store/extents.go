@@ -16,8 +16,9 @@ import (
 // naming it only afterwards; an extent that no committed key names (a crash between the
 // two, an overwritten or deleted blob) is garbage that the caller's sweep finds with
 // ListExtents and removes with DeleteExtents. Engines never delete an extent on their own
-// except the unfinished ones of a previous run. A SQL engine keeps an extent as chunked
-// rows (id, chunk number, bytes) in its own transaction; a file-backed one as a file.
+// except unfinished ones: those of a previous run, or, on an engine several processes share,
+// those whose writer stopped writing long ago (a process that died). A SQL engine keeps an
+// extent as chunk rows (id, chunk number, bytes); a file-backed one as a file.
 
 // ErrExtentNotFound is returned for an id that names no committed extent.
 var ErrExtentNotFound = errors.New("store: extent not found")

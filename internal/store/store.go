@@ -20,8 +20,8 @@ var (
 	// ErrTimeout: the engine did not answer in time; the server answers 500
 	// OperationTimedOut, which clients retry.
 	ErrTimeout = errors.New("store: timed out")
-	// ErrNotSupported: the engine lacks the feature (bulk bytes on PostgreSQL); the server
-	// answers 501 NotImplemented.
+	// ErrNotSupported: the engine lacks the feature (an engine without extents answers it);
+	// the server answers 501 NotImplemented.
 	ErrNotSupported = errors.New("store: not supported by this engine")
 )
 

@@ -58,6 +58,14 @@ type run struct {
 	partsMu sync.Mutex
 	parts   map[string]int64 // entities per partition
 	others  int64
+	// The key order of inserts: the highest and lowest PartitionKey written so far and as of
+	// the end of the previous keyLag period (keyPeriod; prevValid once keys were written
+	// before it), and how many inserts of the measured phase went above (appends) or below
+	// (prepends) every key written before it.
+	hiKey, loKey, hiPrev, loPrev   string
+	keyPeriod                      int64
+	keysSeen, prevValid, measuring bool
+	inserts, appends, prepends     int64
 
 	sched  atomic.Int64 // operations scheduled (with --rate)
 	rowSeq atomic.Int64 // RowKeys, unique across the run's phases
@@ -147,6 +155,7 @@ func Run(ctx context.Context, cfg *Config, stderr io.Writer) (*Report, error) {
 	r.partsMu.Lock()
 	clear(r.parts)
 	r.others = 0
+	r.measuring = true
 	r.partsMu.Unlock()
 	r.live.Store(0)
 	// Step 3: the peak load, with the application's mix.
@@ -306,6 +315,7 @@ func (w *worker) do(ctx context.Context, op string) {
 	}
 	if op == opInsert || op == opBatch {
 		r.notePartition(pk, int64(n))
+		r.noteKeyOrder(pk)
 		if op == opBatch {
 			rk = batchRowKey(rk, 0)
 		}
@@ -387,6 +397,34 @@ func (r *run) notePartition(pk string, n int64) {
 		return
 	}
 	r.others += n
+}
+
+// noteKeyOrder records where an insert's PartitionKey fell in the key order: above every key
+// written before the last keyLag period (an append: the last range partition takes it,
+// whatever the splits), below every one (a prepend), or among them. The lag keeps concurrent
+// writers' completions, which arrive slightly out of order, from hiding the pattern.
+func (r *run) noteKeyOrder(pk string) {
+	r.partsMu.Lock()
+	defer r.partsMu.Unlock()
+	if p := time.Now().UnixNano() / int64(keyLag); p != r.keyPeriod {
+		r.keyPeriod, r.hiPrev, r.loPrev, r.prevValid = p, r.hiKey, r.loKey, r.keysSeen
+	}
+	if r.measuring && r.prevValid {
+		r.inserts++
+		if pk > r.hiPrev {
+			r.appends++
+		}
+		if pk < r.loPrev {
+			r.prepends++
+		}
+	}
+	if !r.keysSeen || pk > r.hiKey {
+		r.hiKey = pk
+	}
+	if !r.keysSeen || pk < r.loKey {
+		r.loKey = pk
+	}
+	r.keysSeen = true
 }
 
 // classify sorts a failure: ServerBusy (503), a time-out (500 OperationTimedOut, 504, 408,

@@ -42,7 +42,8 @@ const (
 	maxDuration    = time.Hour
 	defaultTarget  = 2000
 	progressPeriod = 500 * time.Millisecond
-	timelineSecs   = 2 * 3600 // seconds of the timeline (the duration, and retries after it)
+	keyLag         = 200 * time.Millisecond // see noteKeyOrder
+	timelineSecs   = 2 * 3600               // seconds of the timeline (the duration, and retries after it)
 )
 
 // Config is a parsed `tablo stress` command line.

@@ -121,6 +121,39 @@ func TestStressAppendOnly(t *testing.T) {
 	if rep.RangeQueries == 0 || rep.RangesMax != 1 {
 		t.Fatalf("range queries %d, at most %d ranges", rep.RangeQueries, rep.RangesMax)
 	}
+	// Unique keys: the listing summarises the tail, and the key order shows every recent
+	// insert at its end.
+	p := rep.Partitions
+	last := p.KeyRanges[len(p.KeyRanges)-1]
+	if p.Tail == nil || p.Tail.Share < 0.5 || len(p.KeyRanges) != keySlices || p.Appends < 0.5 || last.Recent < 0.9 {
+		t.Fatalf("partitions %+v, tail %+v", p, p.Tail)
+	}
+	if v := strings.Join(rep.Verdict, " "); !strings.Contains(v, "went above every PartitionKey") || !strings.Contains(v, "share the load thinly") {
+		t.Fatalf("verdict %q", v)
+	}
+}
+
+// Random GUIDs: inserts land all over the key order; each slice takes its share.
+func TestStressGUIDKeyOrder(t *testing.T) {
+	conn := startTablo(t, "")
+	rep := runStress(t, "--conn", conn, "--pk", "guid", "--duration", "700ms", "--preload", "100", "--concurrency", "4", "--mix", "insert=1")
+	p := rep.Partitions
+	if len(p.KeyRanges) != keySlices || p.Appends > 0.1 || p.Prepends > 0.1 || p.Tail == nil {
+		t.Fatalf("partitions %+v", p)
+	}
+	for _, k := range p.KeyRanges {
+		if k.Share < 0.05 || k.Recent > 0.5 {
+			t.Fatalf("key range %+v: the load is not spread", k)
+		}
+	}
+	if v := strings.Join(rep.Verdict, " "); !strings.Contains(v, "all over the key order") {
+		t.Fatalf("verdict %q", v)
+	}
+	var out bytes.Buffer
+	rep.WriteText(&out)
+	if !strings.Contains(out.String(), "key order (") || !strings.Contains(out.String(), "the other ") {
+		t.Fatalf("text report:\n%s", out.String())
+	}
 }
 
 // Against emulated targets, a single hot partition gets ServerBusy; the exponential policy
@@ -135,5 +168,23 @@ func TestStressHotPartitionRetries(t *testing.T) {
 	v := strings.Join(rep.Verdict, " ")
 	if !strings.Contains(v, "ServerBusy") || !strings.Contains(v, "one PartitionKey") {
 		t.Fatalf("verdict %q", v)
+	}
+}
+
+// The key order is judged only against keys written before the lag period: the first
+// inserts have nothing to compare with and are not counted as appends or prepends.
+func TestKeyOrderNeedsEarlierKeys(t *testing.T) {
+	r := &run{measuring: true}
+	for _, k := range []string{"m", "a", "z", "b"} {
+		r.noteKeyOrder(k)
+	}
+	if r.inserts != 0 || r.appends != 0 || r.prepends != 0 {
+		t.Fatalf("%d inserts counted (%d appends, %d prepends) with no earlier keys", r.inserts, r.appends, r.prepends)
+	}
+	r.keyPeriod-- // a period later: "a".."z" are the earlier keys
+	r.noteKeyOrder("zz")
+	r.noteKeyOrder("c")
+	if r.inserts != 2 || r.appends != 1 || r.prepends != 0 {
+		t.Fatalf("inserts %d, appends %d, prepends %d; want 2, 1, 0", r.inserts, r.appends, r.prepends)
 	}
 }

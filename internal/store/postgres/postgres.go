@@ -3,7 +3,8 @@
 // database: the engine reports store.Traits{Shared: true}.
 //
 // Layout: one table, tablo_kv (k BYTEA PRIMARY KEY, v BYTEA NOT NULL); bytea compares
-// byte-wise, the order of package keys. The schema is versioned (tablo_schema) and migrated
+// byte-wise, the order of package keys. Bulk bytes (extents) are chunk rows in two more
+// tables (extents.go). The schema is versioned (tablo_schema) and migrated
 // at Open (schema.go).
 //
 // Isolation: every Update is a SERIALIZABLE transaction, retried from the start when the
@@ -53,6 +54,12 @@ type Options struct {
 	StatementTimeout time.Duration
 	// Logger receives the engine's warnings (default: discarded).
 	Logger *slog.Logger
+	// AbandonAfter is how long an extent being written may go without a chunk written before
+	// any front end deletes it as abandoned (default DefaultAbandonAfter; extents.go).
+	AbandonAfter time.Duration
+	// ReclaimInterval is how often the engine looks for abandoned extents (default 1
+	// minute; negative: never in the background, tests call ReclaimExtents).
+	ReclaimInterval time.Duration
 }
 
 // RangeDeleteChunk is how many keys the engine advises deleting per Update (store.Traits):
@@ -66,6 +73,12 @@ type DB struct {
 	timeout time.Duration // per call, on the client
 	log     *slog.Logger
 	closed  atomic.Bool
+	// abandonAfter: extents.go. stop ends the background reclaimer (background).
+	abandonAfter time.Duration
+	asyncChunks  bool      // extents.go: chunks before the last commit without a log flush
+	chunkPool    sync.Pool // extents.go: *[]byte of chunkSize capacity
+	stop         chan struct{}
+	background   sync.WaitGroup
 	// inflight lets Close wait for running calls.
 	inflight  sync.RWMutex
 	snapshots sync.WaitGroup
@@ -123,7 +136,20 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 		pool.Close()
 		return nil, wrap("open", err)
 	}
-	return &DB{pool: pool, locks: stripelock.New(), timeout: o.StatementTimeout + 5*time.Second, log: o.Logger}, nil
+	if o.AbandonAfter <= 0 {
+		o.AbandonAfter = DefaultAbandonAfter
+	}
+	d := &DB{pool: pool, locks: stripelock.New(), timeout: o.StatementTimeout + 5*time.Second, log: o.Logger,
+		abandonAfter: o.AbandonAfter, stop: make(chan struct{})}
+	d.asyncChunks = probeAsync(ctx, d)
+	if o.ReclaimInterval == 0 {
+		o.ReclaimInterval = reclaimEvery
+	}
+	if o.ReclaimInterval > 0 {
+		d.background.Add(1)
+		go d.reclaimLoop(o.ReclaimInterval)
+	}
+	return d, nil
 }
 
 // hasParam reports whether a URL or DSN sets name (pgxpool reads pool_* itself).
@@ -173,6 +199,8 @@ func (d *DB) Close() error {
 	if d.closed.Swap(true) {
 		return nil
 	}
+	close(d.stop)
+	d.background.Wait()
 	d.inflight.Lock()
 	defer d.inflight.Unlock()
 	d.snapshots.Wait()

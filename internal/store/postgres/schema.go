@@ -19,6 +19,17 @@ var migrations = [][]string{
 		// length), exactly the order of package keys.
 		`CREATE TABLE IF NOT EXISTS tablo_kv (k BYTEA PRIMARY KEY, v BYTEA NOT NULL)`,
 	},
+	{
+		// Extents (bulk bytes, extents.go): ids from a sequence (unique across front ends,
+		// never reused), one catalog row per extent saying whether it is being written,
+		// committed or being deleted, and its bytes as chunk rows.
+		`CREATE SEQUENCE IF NOT EXISTS tablo_extent_ids`,
+		`CREATE TABLE IF NOT EXISTS tablo_extents (id BIGINT PRIMARY KEY, state SMALLINT NOT NULL, size BIGINT NOT NULL, touched TIMESTAMPTZ NOT NULL)`,
+		// The reclaimer's work list: only unfinished rows are indexed, and touching a
+		// writer's row (not an indexed column) stays a cheap in-place update.
+		`CREATE INDEX IF NOT EXISTS tablo_extents_unfinished ON tablo_extents (state) WHERE state <> 1`,
+		`CREATE TABLE IF NOT EXISTS tablo_extent_chunks (id BIGINT NOT NULL, n INT NOT NULL, data BYTEA NOT NULL, PRIMARY KEY (id, n))`,
+	},
 }
 
 // SchemaVersion is the version this build creates and understands.

@@ -1,0 +1,238 @@
+package postgres_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tablo/tablo/internal/store"
+	"github.com/tablo/tablo/internal/store/postgres"
+	"github.com/tablo/tablo/internal/store/postgres/pgtest"
+)
+
+func openAbandon(t *testing.T, url string, age time.Duration) *postgres.DB {
+	t.Helper()
+	db, err := postgres.Open(ctx, postgres.Options{URL: url, AbandonAfter: age, ReclaimInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// count returns the rows of a table in the test's schema.
+func count(t *testing.T, url, table string) int {
+	t.Helper()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func pattern(n int, seed byte) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i*31+i>>9) ^ seed
+	}
+	return b
+}
+
+// TestExtentsAcrossFrontEnds: an extent written through one engine is read, ranged, through
+// another on the same database; ids from both never collide and increase on each.
+func TestExtentsAcrossFrontEnds(t *testing.T) {
+	url := pgtest.URL(t)
+	a, b := openAbandon(t, url, 0), openAbandon(t, url, 0)
+	data := pattern(3<<20+12345, 7) // spans four chunks, the last one short
+	w, err := a.Extents().NewExtent(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb, err := b.Extents().NewExtent(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.ID() == wb.ID() {
+		t.Fatalf("two front ends got extent id %d", w.ID())
+	}
+	wb.Abort()
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	id, err := w.Commit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ off, n int64 }{{0, -1}, {1<<20 - 3, 10}, {2 << 20, 1 << 20}, {3 << 20, 12345}, {5, 3 << 20}} {
+		r, err := b.Extents().ReadExtent(ctx, id, c.off, c.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(r)
+		r.Close()
+		end := int64(len(data))
+		if c.n >= 0 {
+			end = c.off + c.n
+		}
+		if err != nil || !bytes.Equal(got, data[c.off:end]) {
+			t.Fatalf("read %+v through the other front end: %d bytes, %v", c, len(got), err)
+		}
+	}
+	w2, err := b.Extents().NewExtent(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Abort()
+	if w2.ID() <= id {
+		t.Fatalf("id %d after %d", w2.ID(), id)
+	}
+	// Deleted through one, gone for the other; its rows are gone too.
+	if err := b.Extents().DeleteExtents(ctx, []uint64{id}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Extents().ReadExtent(ctx, id, 0, -1); !errors.Is(err, store.ErrExtentNotFound) {
+		t.Fatalf("read after delete: %v", err)
+	}
+	if n := count(t, url, "tablo_extent_chunks"); n != 0 {
+		t.Fatalf("%d chunk rows left after delete and abort", n)
+	}
+}
+
+// TestAbandonedExtentReclaimed: an extent whose writer stopped (a killed front end) is deleted
+// by another front end's reclaimer once untouched for the abandon age, while one still being
+// written is not; a writer whose extent was reclaimed fails instead of committing a hole.
+func TestAbandonedExtentReclaimed(t *testing.T) {
+	url := pgtest.URL(t)
+	writer := openAbandon(t, url, time.Hour)
+	w, err := writer.Extents().NewExtent(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(pattern(2<<20, 1)); err != nil {
+		t.Fatal(err)
+	}
+	// A front end with the default-sized age leaves a live writer alone.
+	patient := openAbandon(t, url, time.Hour)
+	if n, err := patient.ReclaimExtents(ctx); err != nil || n != 0 {
+		t.Fatalf("reclaim with a live writer: %d, %v", n, err)
+	}
+	if _, err := w.Write(pattern(1<<20, 2)); err != nil {
+		t.Fatalf("the live writer was disturbed: %v", err)
+	}
+	// One whose age has passed (here: at once) reclaims it and its chunks.
+	time.Sleep(10 * time.Millisecond)
+	eager := openAbandon(t, url, time.Millisecond)
+	if n, err := eager.ReclaimExtents(ctx); err != nil || n != 1 {
+		t.Fatalf("reclaim of an abandoned extent: %d, %v", n, err)
+	}
+	if n := count(t, url, "tablo_extent_chunks"); n != 0 {
+		t.Fatalf("%d chunk rows left after reclaiming", n)
+	}
+	// The writer, had it been alive after all, cannot commit it.
+	if _, err := w.Write(pattern(1<<20, 3)); err == nil {
+		if _, err := w.Commit(); err == nil {
+			t.Fatal("a reclaimed extent committed")
+		}
+	}
+	if n := count(t, url, "tablo_extents"); n != 0 {
+		t.Fatalf("%d extent rows left", n)
+	}
+}
+
+// TestHalfDeletedExtentFinished: a deletion cut short (the row marked deleting, some chunks
+// left: a front end killed mid-way) is finished by the reclaimer of any front end.
+func TestHalfDeletedExtentFinished(t *testing.T) {
+	url := pgtest.URL(t)
+	db := openAbandon(t, url, 0)
+	w, err := db.Extents().NewExtent(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(pattern(3<<20, 4))
+	id, err := w.Commit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	// What DeleteExtents leaves when killed after marking and one batch.
+	if _, err := conn.Exec(ctx, `UPDATE tablo_extents SET state = 2, touched = now() - INTERVAL '1 hour' WHERE id = $1`, int64(id)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `DELETE FROM tablo_extent_chunks WHERE id = $1 AND n = 0`, int64(id)); err != nil {
+		t.Fatal(err)
+	}
+	if m := listAll(t, db); len(m) != 0 {
+		t.Fatalf("an extent being deleted is listed: %v", m)
+	}
+	if n, err := db.ReclaimExtents(ctx); err != nil || n != 1 {
+		t.Fatalf("reclaim: %d, %v", n, err)
+	}
+	if n := count(t, url, "tablo_extent_chunks") + count(t, url, "tablo_extents"); n != 0 {
+		t.Fatalf("%d rows left", n)
+	}
+}
+
+func listAll(t *testing.T, db *postgres.DB) map[uint64]int64 {
+	t.Helper()
+	m := map[uint64]int64{}
+	if err := db.Extents().ListExtents(ctx, func(id uint64, size int64) error { m[id] = size; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestMigratesVersion1: a database created by a build without extents (schema version 1,
+// data in tablo_kv) is brought to the current version at Open, keeping its data, and then
+// stores extents; opening again changes nothing.
+func TestMigratesVersion1(t *testing.T) {
+	url := pgtest.URL(t)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, stmt := range []string{
+		`CREATE TABLE tablo_schema (id INT PRIMARY KEY, version INT NOT NULL)`,
+		`INSERT INTO tablo_schema VALUES (1, 1)`,
+		`CREATE TABLE tablo_kv (k BYTEA PRIMARY KEY, v BYTEA NOT NULL)`,
+		`INSERT INTO tablo_kv VALUES ('\x6b', '\x76')`,
+	} {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := openAbandon(t, url, 0)
+	if v, err := db.Get(ctx, []byte("k")); err != nil || string(v) != "v" {
+		t.Fatalf("data after the migration: %q, %v", v, err)
+	}
+	w, err := db.Extents().NewExtent(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("bulk"))
+	if _, err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	openAbandon(t, url, 0).Close()
+	var version int
+	if err := conn.QueryRow(ctx, `SELECT version FROM tablo_schema WHERE id = 1`).Scan(&version); err != nil || version != postgres.SchemaVersion {
+		t.Fatalf("schema version %d (%v), want %d", version, err, postgres.SchemaVersion)
+	}
+	if n := count(t, url, "tablo_extent_chunks"); n != 1 {
+		t.Fatalf("%d chunk rows, want 1", n)
+	}
+}
