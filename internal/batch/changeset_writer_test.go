@@ -2,6 +2,7 @@ package batch
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -40,7 +41,7 @@ func TestChangesetWriterInsertedNoContent(t *testing.T) {
 			}
 		}
 	}
-	for _, bad := range [][2]string{{"a\rb", "e"}, {"a", "e\nf"}} {
+	for _, bad := range [][2]string{{"a\rb", "e"}, {"a", "e\nf"}, {"\rb", "e"}, {"\nb", "e"}} {
 		viaSub := NewChangesetWriter([]byte("x"), "b", "c")
 		direct := NewChangesetWriter([]byte("x"), "b", "c")
 		sub := InsertedNoContent(bad[0], bad[1])
@@ -77,6 +78,45 @@ func TestFormatUUID(t *testing.T) {
 		want := fmt.Sprintf("%s%x-%x-%x-%x-%x", ChangesetResponsePrefix, u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
 		if got := formatUUID(ChangesetResponsePrefix, u); got != want {
 			t.Errorf("formatUUID(%x) = %q, want %q", u, got, want)
+		}
+	}
+}
+
+// TestAppendResponseAnySize: AppendResponse writes what a ChangesetWriter writes for any
+// boundary lengths (1 to 70) and sub-response count, none included, and AppendRetrieveResponse
+// writes sub-responses whose header values and body are far larger than the fixed parts.
+func TestAppendResponseAnySize(t *testing.T) {
+	big := strings.Repeat("v", 20000)
+	subs := []SubResponse{
+		{Status: 200, ContentID: big},
+		{Status: 200, PreferenceApplied: big},
+		{Status: 200, DataServiceVersion: big},
+		{Status: 200, ContentType: big},
+		{Status: 200, Location: big},
+		{Status: 200, DataServiceID: big},
+		{Status: 200, ETag: big},
+		{Status: 200, Body: []byte(big)},
+	}
+	for _, lb := range []int{1, 70} {
+		for _, lc := range []int{1, 70} {
+			bb, cb := strings.Repeat("b", lb), strings.Repeat("c", lc)
+			for _, n := range []int{0, 1, len(subs)} {
+				w := NewChangesetWriter([]byte("x"), bb, cb)
+				for i := range subs[:n] {
+					w.Write(&subs[i])
+				}
+				want, err1 := w.Finish()
+				got, err2 := AppendResponse([]byte("x"), bb, cb, subs[:n])
+				if err1 != nil || err2 != nil || string(got) != string(want) {
+					t.Fatalf("boundaries of %d and %d, %d subs: %v, %v, outputs differ", lb, lc, n, err1, err2)
+				}
+			}
+		}
+	}
+	for _, sub := range subs {
+		got, err := AppendRetrieveResponse(nil, "b", sub)
+		if err != nil || !strings.Contains(string(got), big) {
+			t.Fatalf("retrieve response with a large field: %v, %d bytes", err, len(got))
 		}
 	}
 }

@@ -48,6 +48,8 @@ func TestDelimFinderAnchor(t *testing.T) {
 		{"abc", 0},
 		{"a-b", 0},
 		{"a.b", 4},
+		// The edges of each class the anchor skips.
+		{"a_", 4}, {"z_", 4}, {"A_", 4}, {"Z_", 4}, {"0_", 4}, {"9_", 4},
 	}
 	for _, tt := range tests {
 		if got := newDelimFinder([]byte("\n--" + tt.boundary)).anchor; got != tt.anchor {
@@ -68,11 +70,19 @@ func TestDelimFinderHostile(t *testing.T) {
 
 // TestHasControlMatchesSlow checks the eight-byte test against the byte loop with every byte
 // value at every offset, in strings of every length around a block.
+// The fillers matter: the eight-byte test must find a control character among bytes below
+// 0x60 (upper case, digits, punctuation) as well as among lower case and non-ASCII ones.
 func TestHasControlMatchesSlow(t *testing.T) {
+	for _, filler := range []string{"a\xe9", "A0 .Z", "~\x80"} {
+		testHasControlFiller(t, filler)
+	}
+}
+
+func testHasControlFiller(t *testing.T, filler string) {
 	for n := 1; n <= 20; n++ {
 		for pos := 0; pos < n; pos++ {
 			for c := range 256 {
-				b := []byte(strings.Repeat("a\xe9", n)[:n])
+				b := []byte(strings.Repeat(filler, n)[:n])
 				b[pos] = byte(c)
 				for _, tab := range []bool{false, true} {
 					if got, want := hasControl(b, tab), hasControlSlow(b, tab); got != want {

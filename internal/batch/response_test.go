@@ -291,6 +291,9 @@ func TestWriteResponseRejectsBrokenFraming(t *testing.T) {
 		{"boundary with CR", "b\r", "c", Deleted()},
 		{"bad status", "b", "c", SubResponse{Status: 0}},
 		{"line break in value", "b", "c", Updated("x\r\nInjected: 1")},
+		{"value starting with CR", "b", "c", Updated("\rInjected: 1")},
+		{"value starting with LF", "b", "c", Updated("\nInjected: 1")},
+		{"boundary of 71 characters", strings.Repeat("b", 71), "c", Deleted()},
 		{"delimiter in body", "b", "c", SubResponse{Status: 200, Body: []byte("x\r\n--c--")}},
 	}
 	for _, tc := range tests {
@@ -298,6 +301,16 @@ func TestWriteResponseRejectsBrokenFraming(t *testing.T) {
 		if err := WriteResponse(&b, tc.batch, tc.change, []SubResponse{tc.sub}); err == nil || b.Len() != 0 {
 			t.Errorf("%s: err %v, wrote %d bytes", tc.name, err, b.Len())
 		}
+	}
+}
+
+// TestResponseBoundaryAtLimit: a response boundary of RFC 2046's maximum, 70 characters,
+// frames a response.
+func TestResponseBoundaryAtLimit(t *testing.T) {
+	b70 := strings.Repeat("b", 70)
+	var b bytes.Buffer
+	if err := WriteResponse(&b, b70, "c", []SubResponse{Deleted()}); err != nil || !strings.HasPrefix(b.String(), "--"+b70+"\r\n") {
+		t.Fatalf("70-character boundary: %v, %q", err, b.String())
 	}
 }
 

@@ -27,7 +27,12 @@ func TestPathAndQuery(t *testing.T) {
 		{url: "http://h/devstoreaccount1", prefix: "/devstoreaccount1", path: "/"},
 		{url: "http://h/devstoreaccount1?a", prefix: "/devstoreaccount1", path: "/", query: "a"},
 		{url: "http://h/t(PartitionKey='#',RowKey='x')#frag", path: "/t(PartitionKey='#',RowKey='x')#frag"},
+		{url: "http:///devstoreaccount1/t", prefix: "/devstoreaccount1", path: "/t"}, // empty authority
 		{url: "/devstoreaccount1/t", prefix: "/devstoreaccount1", path: "/t"},
+		// Scheme characters at the edges of each class; a scheme cannot start with a digit.
+		{url: "aZ+9.z-A0://h/devstoreaccount1/t", prefix: "/devstoreaccount1", path: "/t"},
+		{url: "9x://h/t", path: "/9x://h/t"},
+		{url: "x~://h/t", path: "/x~://h/t"},
 		{url: "/t?$format=x", prefix: "/devstoreaccount1", path: "/t", query: "$format=x"},
 		{url: "t(PartitionKey='a',RowKey='b')", prefix: "/devstoreaccount1", path: "/t(PartitionKey='a',RowKey='b')"},
 		{url: "t(PartitionKey='http://x',RowKey='b')", path: "/t(PartitionKey='http://x',RowKey='b')"},

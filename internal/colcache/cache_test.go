@@ -151,16 +151,16 @@ func TestBuildAndMatch(t *testing.T) {
 func TestBudgetAndEviction(t *testing.T) {
 	// Measure one table's base, then allow two and a half of them.
 	probe := newFixture(t, Options{MaxBytes: 64 << 20})
-	probe.load(1, 20_000)
+	probe.load(1, 4_000)
 	if err := probe.c.Build(1, []string{"Cat"}); err != nil {
 		t.Fatal(err)
 	}
 	size := probe.c.Stats().Bytes
 	f := newFixture(t, Options{MaxBytes: 5 * size / 2})
 	for id := uint64(1); id <= 3; id++ {
-		f.load(id, 20_000)
+		f.load(id, 4_000)
 	}
-	f.load(9, 300_000)
+	f.load(9, 60_000)
 	if err := f.c.Build(1, []string{"Cat"}); err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestBudgetAndEviction(t *testing.T) {
 	// Drop frees a table; a View taken before keeps its memory readable until released.
 	v := f.view(3, []string{"Cat"})
 	f.c.Drop(3)
-	if got := len(matches(t, v, "Cat eq 1")); got != 2000 {
+	if got := len(matches(t, v, "Cat eq 1")); got != 400 {
 		t.Fatalf("view after Drop: %d matches", got)
 	}
 	v.Release()

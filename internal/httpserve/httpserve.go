@@ -142,11 +142,8 @@ func badFraming(raw []byte) bool {
 		if len(line) > 0 && (line[0] == ' ' || line[0] == '\t') {
 			return true
 		}
-		if colon := bytes.IndexByte(line, ':'); colon > 0 {
-			name := line[:colon]
-			if bytes.IndexByte(name, ' ') >= 0 || bytes.IndexByte(name, '\t') >= 0 {
-				return true
-			}
+		if name, _, ok := bytes.Cut(line, []byte{':'}); ok && bytes.ContainsAny(name, " \t") {
+			return true
 		}
 	}
 	return false

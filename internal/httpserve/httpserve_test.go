@@ -168,6 +168,9 @@ func TestBadFraming(t *testing.T) {
 		"Host: x\r\nA: b\r\n c\r\n\r\n": true,
 		"Host: x\r\nA\t: b\r\n\r\n":     true,
 		"Host: x\nA: b\n\tc\n\n":        true,
+		"Host: x\n\nA: b\n":             false, // an empty line
+		"\n\tA":                         true,  // a fold after an empty first line
+		"\n A: b":                       true,
 	} {
 		if got := badFraming([]byte(raw)); got != want {
 			t.Errorf("badFraming(%q) = %v, want %v", raw, got, want)

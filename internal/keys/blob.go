@@ -1,6 +1,10 @@
 package keys
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+	"strings"
+)
 
 // Blob service layout. Containers get a numeric id from a counter, and everything a
 // container holds lives under 'B' 'd' | id, so Delete Container is one range delete and a
@@ -64,25 +68,22 @@ func Blob(id uint64, name string, snapshot int64) []byte {
 // BlobVersions is the prefix of a blob's record and its snapshots' records.
 func BlobVersions(id uint64, name string) []byte { return append(BlobPrefix(id, name), 0) }
 
-// DecodeBlob splits a blob key under BlobPrefix(id, "") into name and snapshot (0: base).
+// DecodeBlob splits a blob key of container id into name and snapshot (0: base). Names
+// hold no NUL, so the first 0x00 ends the name; the kind byte after it says whether an
+// 8-byte snapshot time follows (which may hold any bytes, 0x00 included).
 func DecodeBlob(id uint64, key []byte) (name string, snapshot int64, err error) {
-	p := len(BlobPrefix(id, ""))
-	if len(key) < p+2 {
+	rest, ok := bytes.CutPrefix(key, BlobPrefix(id, ""))
+	i := bytes.IndexByte(rest, 0)
+	if !ok || i < 0 {
 		return "", 0, ErrCorrupt
 	}
-	rest := key[p:]
-	i := len(rest) - 2
-	if rest[i+1] == BlobKindSnapshot {
-		i -= 8
-		if i < 0 || rest[i] != 0 {
-			return "", 0, ErrCorrupt
-		}
-		return string(rest[:i]), int64(binary.BigEndian.Uint64(rest[i+2:])), nil
+	switch tail := rest[i+1:]; {
+	case len(tail) == 1 && tail[0] == BlobKindBase:
+		return string(rest[:i]), 0, nil
+	case len(tail) == 9 && tail[0] == BlobKindSnapshot:
+		return string(rest[:i]), int64(binary.BigEndian.Uint64(tail[1:])), nil
 	}
-	if rest[i] != 0 || rest[i+1] != BlobKindBase {
-		return "", 0, ErrCorrupt
-	}
-	return string(rest[:i]), 0, nil
+	return "", 0, ErrCorrupt
 }
 
 // BlobBlockPrefix is the prefix of the uncommitted blocks of a blob ("" name and all:
@@ -100,17 +101,13 @@ func BlobBlock(id uint64, name, blockID string) []byte {
 	return append(BlobBlockPrefix(id, name, false), blockID...)
 }
 
-// DecodeBlobBlock splits an uncommitted block key into blob name and block id.
+// DecodeBlobBlock splits an uncommitted block key of container id into blob name and block
+// id.
 func DecodeBlobBlock(id uint64, key []byte) (name, blockID string, err error) {
-	p := len(BlobBlockPrefix(id, "", true))
-	if len(key) < p {
+	rest, ok := bytes.CutPrefix(key, BlobBlockPrefix(id, "", true))
+	name, blockID, found := strings.Cut(string(rest), "\x00")
+	if !ok || !found {
 		return "", "", ErrCorrupt
 	}
-	rest := key[p:]
-	for i, c := range rest {
-		if c == 0 {
-			return string(rest[:i]), string(rest[i+1:]), nil
-		}
-	}
-	return "", "", ErrCorrupt
+	return name, blockID, nil
 }

@@ -15,9 +15,17 @@ import (
 
 // chunkedStore reports the traits of a shared engine whose range deletes cost per key, so
 // that the background deletion path runs on an in-memory Pebble.
-type chunkedStore struct{ store.Store }
+type chunkedStore struct {
+	store.Store
+	chunk int // keys per range delete (7 when 0)
+}
 
-func (chunkedStore) Traits() store.Traits { return store.Traits{Shared: true, RangeDeleteChunk: 7} }
+func (c chunkedStore) Traits() store.Traits {
+	if c.chunk == 0 {
+		c.chunk = 7
+	}
+	return store.Traits{Shared: true, RangeDeleteChunk: c.chunk}
+}
 
 func countKeys(t *testing.T, st store.Store, start, end []byte) int {
 	t.Helper()
@@ -54,16 +62,27 @@ func fillTable(t *testing.T, svc *Service, name string, n int) {
 // change: the table is gone at once for every reader and writer, a re-created table is
 // empty, and the entities are purged in the background.
 func TestDeleteTableInChunks(t *testing.T) {
+	for _, chunk := range []int{1, 7} {
+		testDeleteTableInChunks(t, chunkedStore{Store: newDB(t), chunk: chunk})
+	}
+}
+
+func testDeleteTableInChunks(t *testing.T, st chunkedStore) {
 	ctx := context.Background()
-	_, db := newService(t)
-	st := chunkedStore{db}
 	svc := New(st, Options{})
 	defer svc.Close()
-	tb, err := svc.CreateTable(ctx, "acct", "big")
+	for _, name := range []string{"before", "big", "after"} {
+		if _, err := svc.CreateTable(ctx, "acct", name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tb, err := svc.GetTable(ctx, "acct", "big")
 	if err != nil {
 		t.Fatal(err)
 	}
+	fillTable(t, svc, "before", 5)
 	fillTable(t, svc, "big", 40)
+	fillTable(t, svc, "after", 5)
 	if err := svc.DeleteTable(ctx, "acct", "big"); err != nil {
 		t.Fatal(err)
 	}
@@ -81,14 +100,23 @@ func TestDeleteTableInChunks(t *testing.T) {
 		t.Fatalf("re-created table not empty: %v", err)
 	}
 	waitPurged(t, st, tb.ID)
+	// The purge stays within the deleted table: its neighbours keep every entity.
+	for _, name := range []string{"before", "after"} {
+		nb, err := svc.GetTable(ctx, "acct", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := countKeys(t, st, keys.TablePrefix(nb.ID), keys.TableEnd(nb.ID)); n != 5 {
+			t.Fatalf("table %s has %d entities after the purge of its neighbour, want 5", name, n)
+		}
+	}
 }
 
 // TestDropResumesAtStart: a drop record left by a front end that stopped before purging is
 // finished by the next Service to start on the store.
 func TestDropResumesAtStart(t *testing.T) {
 	ctx := context.Background()
-	_, db := newService(t)
-	st := chunkedStore{db}
+	st := chunkedStore{Store: newDB(t)}
 	svc := New(st, Options{})
 	tb, err := svc.CreateTable(ctx, "acct", "left")
 	if err != nil {
@@ -122,8 +150,7 @@ func TestDropResumesAtStart(t *testing.T) {
 // the new table, its reads see the new table only, and a table deleted for good is not found.
 func TestSharedStoreTableHints(t *testing.T) {
 	ctx := context.Background()
-	_, db := newService(t)
-	st := chunkedStore{db}
+	st := chunkedStore{Store: newDB(t)}
 	a, b := New(st, Options{}), New(st, Options{})
 	defer a.Close()
 	defer b.Close()
@@ -169,6 +196,20 @@ func TestSharedStoreTableHints(t *testing.T) {
 	if err := put(b, "new"); err != nil { // b's id for the table is stale here
 		t.Fatalf("write after the re-create: %v", err)
 	}
+	// b's id for the table is stale again after another re-create: its read finds the
+	// entity of the new table.
+	if err := a.DeleteTable(ctx, "acct", "tab1"); err != nil {
+		t.Fatal(err)
+	}
+	if t3, err = a.CreateTable(ctx, "acct", "tab1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := put(a, "new"); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := b.GetEntity(ctx, "acct", "tab1", "p", "new"); err != nil || e.RowKey != "new" {
+		t.Fatalf("read with a stale id after a re-create: %v", err)
+	}
 	if _, err := b.GetEntity(ctx, "acct", "tab1", "p", "mid"); !azerr.Is(err, azerr.ResourceNotFound) {
 		t.Fatalf("the re-created table shows the old one's entity: %v", err)
 	}
@@ -179,4 +220,28 @@ func TestSharedStoreTableHints(t *testing.T) {
 	if n := countKeys(t, st, keys.TablePrefix(t3.ID), keys.TableEnd(t3.ID)); n != 1 {
 		t.Fatalf("%d entities in the re-created table, want 1", n)
 	}
+}
+
+// TestDropRecordOnCheapRangeDeletes: on an engine whose range deletes are cheap, a drop
+// record that came with copied data (tablo migrate from a chunked engine) is finished by one
+// range deletion: the entities and the record are gone.
+func TestDropRecordOnCheapRangeDeletes(t *testing.T) {
+	ctx := context.Background()
+	db := newDB(t)
+	const id = 4242
+	err := db.Update(ctx, nil, func(tx store.Txn) error {
+		for i := range 30 {
+			e := &entity.Entity{PartitionKey: "p", RowKey: fmt.Sprint(i), Timestamp: 1}
+			if err := tx.Set(keys.Entity(id, e.PartitionKey, e.RowKey), entity.AppendBinary(nil, e)); err != nil {
+				return err
+			}
+		}
+		return tx.Set(dropKey(id), nil)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := New(db, Options{})
+	defer svc.Close()
+	waitPurged(t, db, id)
 }

@@ -593,3 +593,49 @@ func TestQueryMissingTable(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestQueryLookaheadBound: once a page is full, at most maxLookahead further entities are
+// scanned for another match: exactly that many non-matching ones end the query with no
+// continuation, one more ends the page with a continuation (and the next page is empty).
+func TestQueryLookaheadBound(t *testing.T) {
+	for _, n := range []int{maxLookahead, maxLookahead + 1} {
+		f := newFixture(t, nil, "look")
+		ops := []Op{{Kind: Insert, Entity: &entity.Entity{PartitionKey: "p", RowKey: "a", Props: []entity.Property{{Name: "M", Value: entity.BoolValue(true)}}}}}
+		for i := range n {
+			ops = append(ops, Op{Kind: Insert, Entity: &entity.Entity{PartitionKey: "p", RowKey: fmt.Sprintf("b%05d", i)}})
+		}
+		for len(ops) > 0 {
+			k := min(len(ops), MaxBatchOps)
+			if _, err := f.svc.Batch(context.Background(), testAccount, "look", ops[:k]); err != nil {
+				t.Fatal(err)
+			}
+			ops = ops[k:]
+		}
+		got, info := f.page(f.svc, Query{Filter: mustParse(t, "M"), Top: 1}, 0)
+		if len(got) != 1 || (info.Next != nil) != (n > maxLookahead) {
+			t.Errorf("%d non-matching entities after a full page: %d returned, continuation %v", n, len(got), info.Next)
+		}
+	}
+}
+
+// TestReplaceDropsMergeKeeps: Replace and InsertOrReplace store only the properties sent;
+// Merge and InsertOrMerge keep the others.
+func TestReplaceDropsMergeKeeps(t *testing.T) {
+	f := newFixture(t, nil, "rdmk")
+	for _, kind := range []OpKind{Replace, InsertOrReplace, Merge, InsertOrMerge} {
+		rk := kind.String()
+		f.put("p", rk, entity.Property{Name: "Old", Value: entity.BoolValue(true)})
+		e := &entity.Entity{PartitionKey: "p", RowKey: rk, Props: []entity.Property{{Name: "New", Value: entity.BoolValue(true)}}}
+		if _, err := f.svc.Write(context.Background(), testAccount, "rdmk", Op{Kind: kind, Entity: e, IfMatch: IfMatch{Any: true}}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := f.svc.GetEntity(context.Background(), testAccount, "rdmk", "p", rk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keeps := kind == Merge || kind == InsertOrMerge
+		if hasOld := len(got.Props) == 2; hasOld != keeps {
+			t.Errorf("%s: stored %v, want the old property kept: %v", kind, got.Props, keeps)
+		}
+	}
+}

@@ -14,12 +14,20 @@ import (
 
 func newService(t *testing.T) (*Service, *pebblestore.DB) {
 	t.Helper()
+	db := newDB(t)
+	return New(db, Options{}), db
+}
+
+// newDB is an in-memory Pebble with no Service on it (a Service's dropper works on the store
+// in the background, so tests of another Service's dropper start from here).
+func newDB(t *testing.T) *pebblestore.DB {
+	t.Helper()
 	db, err := pebblestore.Open(pebblestore.Options{InMemory: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return New(db, Options{}), db
+	return db
 }
 
 // TestDeleteTableRacingWriters deletes a table while writers insert into it: afterwards no
