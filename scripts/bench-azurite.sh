@@ -136,10 +136,10 @@ TABLO_CMD=""
 if [[ $TABLO_BUILT == 1 ]]; then
 	mkdir -p "$WORK/tablo-data"
 	"$WORK/tablo" --data-dir "$WORK/tablo-data" --host 127.0.0.1 --table-port "$TABLO_PORT" \
-		--queue-port "$TABLO_QUEUE_PORT" --services table,queue --log-level warn >"$WORK/tablo.log" 2>&1 &
+		--queue-port "$TABLO_QUEUE_PORT" --admin-port -1 --services table,queue --log-level warn >"$WORK/tablo.log" 2>&1 &
 	TABLO_PID=$!
 	PIDS+=("$TABLO_PID")
-	TABLO_CMD="tablo --data-dir \$(mktemp -d) --host 127.0.0.1 --table-port $TABLO_PORT --queue-port $TABLO_QUEUE_PORT --services table,queue --log-level warn"
+	TABLO_CMD="tablo --data-dir \$(mktemp -d) --host 127.0.0.1 --table-port $TABLO_PORT --queue-port $TABLO_QUEUE_PORT --admin-port -1 --services table,queue --log-level warn"
 	if wait_port "$TABLO_PORT" "$TABLO_PID" 20; then
 		TABLO_OK=1
 	else
