@@ -68,8 +68,9 @@ func consoleServer(t *testing.T, a *app.App, requireLogin bool) string {
 	t.Helper()
 	c := console.New(console.Options{
 		Accounts: []auth.Account{auth.DevAccount()}, TableURL: "http://" + a.Addr().String(),
-		QueueURL: "http://" + a.ServiceAddr("queue").String(), Partitions: a.Partitions().Handler(),
-		Version: "test", Engine: "pebble", RequireLogin: requireLogin, Token: "start-up-token",
+		QueueURL: "http://" + a.ServiceAddr("queue").String(), BlobURL: "http://" + a.ServiceAddr("blob").String(),
+		Partitions: a.Partitions().Handler(),
+		Version:    "test", Engine: "pebble", RequireLogin: requireLogin, Token: "start-up-token",
 	})
 	srv := httptest.NewServer(c)
 	t.Cleanup(srv.Close)

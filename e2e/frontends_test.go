@@ -227,11 +227,38 @@ func testFrontEndCaches(t *testing.T, bin string) {
 	if _, err := b.NewClient("cached").GetEntity(ctx, "p", "r", nil); err == nil {
 		t.Fatal("a read through another front end found a deleted table's entity")
 	}
+	// A single insert (one guarded statement on this engine) checks the table too.
+	e2 := mustJSON(t, map[string]any{"PartitionKey": "p", "RowKey": "r2"})
+	if _, err := b.NewClient("cached").AddEntity(ctx, e2, nil); err == nil {
+		t.Fatal("an insert through another front end landed in a deleted table")
+	} else if st, code := statusCode(err); st != http.StatusNotFound || code != "TableNotFound" {
+		t.Fatalf("insert into a deleted table: %v", err)
+	}
 	if _, err := a.CreateTable(ctx, "cached", nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.NewClient("cached").GetEntity(ctx, "p", "r", nil); err == nil {
 		t.Fatal("a re-created table holds the old table's entity")
+	}
+	// b still guesses the old table's id when the table is deleted and re-created behind its
+	// back: its insert must land in the new table.
+	if _, err := a.CreateTable(ctx, "hinted", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.NewClient("hinted").AddEntity(ctx, e, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.DeleteTable(ctx, "hinted", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.CreateTable(ctx, "hinted", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.NewClient("hinted").AddEntity(ctx, e2, nil); err != nil {
+		t.Fatalf("insert into the re-created table: %v", err)
+	}
+	if _, err := a.NewClient("hinted").GetEntity(ctx, "p", "r2", nil); err != nil {
+		t.Fatalf("an insert acknowledged by one front end is not in the re-created table seen by another: %v", err)
 	}
 
 	// CORS rules set through a, used by a preflight through b.

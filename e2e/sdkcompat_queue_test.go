@@ -33,15 +33,18 @@ func TestSDKCompatQueue(t *testing.T) {
 	}
 }
 
-func jsQueueReady(t *testing.T) string {
+func jsQueueReady(t *testing.T) string { return jsPackageReady(t, "storage-queue") }
+
+// jsPackageReady is jsReady for another @azure package of package.json: when node_modules
+// predates it, npm ci installs again.
+func jsPackageReady(t *testing.T, pkgName string) string {
 	if why := jsReady(t); why != "" {
 		return why
 	}
-	pkg := filepath.Join(sdkCompatDir, "node_modules", "@azure", "storage-queue", "package.json")
+	pkg := filepath.Join(sdkCompatDir, "node_modules", "@azure", pkgName, "package.json")
 	if _, err := os.Stat(pkg); err == nil {
 		return ""
 	}
-	// node_modules predates @azure/storage-queue in package.json: install again.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
@@ -50,7 +53,7 @@ func jsQueueReady(t *testing.T) string {
 		return "npm ci in scripts/sdk-compat failed: " + err.Error() + "\n" + string(out)
 	}
 	if _, err := os.Stat(pkg); err != nil {
-		return "@azure/storage-queue not installed: run npm ci in scripts/sdk-compat (.ci/run does)"
+		return "@azure/" + pkgName + " not installed: run npm ci in scripts/sdk-compat (.ci/run does)"
 	}
 	return ""
 }

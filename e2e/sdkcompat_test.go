@@ -84,7 +84,12 @@ func runCompatProgram(t *testing.T, connString string, argv []string) {
 
 // runCompatProgramEnv runs a compatibility program with one extra environment variable.
 func runCompatProgramEnv(t *testing.T, env string, argv []string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	runCompatProgramFor(t, 3*time.Minute, env, argv)
+}
+
+// runCompatProgramFor is runCompatProgramEnv with a time limit.
+func runCompatProgramFor(t *testing.T, limit time.Duration, env string, argv []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = sdkCompatDir

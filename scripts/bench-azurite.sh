@@ -13,6 +13,11 @@
 #   BENCH_SERVICES="table queue" BENCH_QUEUE_MESSAGES=2000 (preload and op bound of a queue run; Azurite answers no
 #   get within 30 s once its queue holds ~12,000 messages)
 #   AZURITE_PORT=10102 TABLO_PORT=10302 NULL_PORT=10202 AZURITE_QUEUE_PORT=10103 TABLO_QUEUE_PORT=10303
+# Blob knobs (BENCH_SERVICES=blob runs only the Blob table and rewrites only its section; add
+# blob to the list to run it beside the others):
+#   BENCH_BLOB_OPS=20000 BENCH_BLOB_DURATION=4s BENCH_BLOB_ROUNDS=1 BENCH_BLOB_LIST=100000 (blobs in the
+#   listed container) BENCH_BLOB_WORKLOADS=<the six transfers> BENCH_BLOB_LIST_CONCURRENCY=1
+#   AZURITE_BLOB_PORT=10100 TABLO_BLOB_PORT=10300 NULL_BLOB_PORT=10200
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -35,6 +40,19 @@ QUEUE_MESSAGES=${BENCH_QUEUE_MESSAGES:-2000}
 AZURITE_QUEUE_PORT=${AZURITE_QUEUE_PORT:-10103}
 TABLO_QUEUE_PORT=${TABLO_QUEUE_PORT:-10303}
 has_service() { [[ " $SERVICES " == *" $1 "* ]]; }
+BLOB_OPS=${BENCH_BLOB_OPS:-20000}
+BLOB_DURATION=${BENCH_BLOB_DURATION:-4s}
+BLOB_ROUNDS=${BENCH_BLOB_ROUNDS:-1}
+BLOB_LIST=${BENCH_BLOB_LIST:-100000}
+BLOB_WORKLOADS=${BENCH_BLOB_WORKLOADS:-blob-upload-1k,blob-download-1k,blob-upload-1m,blob-download-1m,blob-upload-256m,blob-download-256m}
+BLOB_LIST_CONCURRENCY=${BENCH_BLOB_LIST_CONCURRENCY:-1}
+AZURITE_BLOB_PORT=${AZURITE_BLOB_PORT:-10100}
+TABLO_BLOB_PORT=${TABLO_BLOB_PORT:-10300}
+NULL_BLOB_PORT=${NULL_BLOB_PORT:-10200}
+# blob_conn PORT: a connection string whose Blob endpoint is 127.0.0.1:PORT.
+blob_conn() {
+	echo "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=$DEV_KEY;TableEndpoint=http://127.0.0.1:1/devstoreaccount1;BlobEndpoint=http://127.0.0.1:$1/devstoreaccount1;"
+}
 
 DEV_KEY='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
 # conn TABLE_PORT [QUEUE_PORT]: a connection string naming the Table and, given, Queue endpoint.
@@ -118,10 +136,10 @@ TABLO_CMD=""
 if [[ $TABLO_BUILT == 1 ]]; then
 	mkdir -p "$WORK/tablo-data"
 	"$WORK/tablo" --data-dir "$WORK/tablo-data" --host 127.0.0.1 --table-port "$TABLO_PORT" \
-		--queue-port "$TABLO_QUEUE_PORT" --services table,queue --log-level warn >"$WORK/tablo.log" 2>&1 &
+		--queue-port "$TABLO_QUEUE_PORT" --admin-port -1 --services table,queue --log-level warn >"$WORK/tablo.log" 2>&1 &
 	TABLO_PID=$!
 	PIDS+=("$TABLO_PID")
-	TABLO_CMD="tablo --data-dir \$(mktemp -d) --host 127.0.0.1 --table-port $TABLO_PORT --queue-port $TABLO_QUEUE_PORT --services table,queue --log-level warn"
+	TABLO_CMD="tablo --data-dir \$(mktemp -d) --host 127.0.0.1 --table-port $TABLO_PORT --queue-port $TABLO_QUEUE_PORT --admin-port -1 --services table,queue --log-level warn"
 	if wait_port "$TABLO_PORT" "$TABLO_PID" 20; then
 		TABLO_OK=1
 	else
@@ -186,6 +204,120 @@ if has_service queue; then
 			record "$BENCH_NAME --conn \"\$TABLO\" --label tablo --pid \$TABLO_PID --compare \"\$AZURITE_QUEUE\" --compare-label azurite --compare-pid \$AZURITE_QUEUE_PID --concurrency $c ${QCOMMON[*]}"
 		fi
 	done
+fi
+# Blob workloads: Tablo and Azurite's blob service (on disk, its default) side by side, with
+# both ceilings in the same rounds: the null server's Blob listener and a write+fsync of the
+# same bytes (uploads only). Each service runs as its own process, so each CPU figure is the
+# Blob service's alone.
+BRESULTS="$WORK/blob-results.jsonl"
+BLOB_NOTE=""
+BLOB_COMMANDS=() # the Blob section lists its own commands
+if has_service blob; then
+	mkdir -p "$WORK/azurite-blob-data" "$WORK/tablo-blob-data" "$WORK/disk"
+	(cd "$WORK/azurite-blob-data" && exec "$WORK/azurite/node_modules/.bin/azurite-blob" --location "$WORK/azurite-blob-data" \
+		--skipApiVersionCheck --loose --silent --disableTelemetry \
+		--blobHost 127.0.0.1 --blobPort "$AZURITE_BLOB_PORT" >"$WORK/azurite-blob.log" 2>&1) &
+	AZURITE_BLOB_PID=$!
+	PIDS+=("$AZURITE_BLOB_PID")
+	wait_port "$AZURITE_BLOB_PORT" "$AZURITE_BLOB_PID" 30 || { cat "$WORK/azurite-blob.log" >&2; log "Azurite's blob service did not start"; exit 1; }
+	AZURITE_BLOB_CMD="azurite-blob --location \$(mktemp -d) --skipApiVersionCheck --loose --silent --disableTelemetry --blobHost 127.0.0.1 --blobPort $AZURITE_BLOB_PORT"
+	"$WORK/tablo" --data-dir "$WORK/tablo-blob-data" --host 127.0.0.1 --blob-port "$TABLO_BLOB_PORT" --admin-port -1 \
+		--services blob --log-level warn >"$WORK/tablo-blob.log" 2>&1 &
+	TABLO_BLOB_PID=$!
+	PIDS+=("$TABLO_BLOB_PID")
+	TABLO_BLOB_CMD="tablo --data-dir \$(mktemp -d) --host 127.0.0.1 --blob-port $TABLO_BLOB_PORT --admin-port -1 --services blob --log-level warn"
+	NULL_BLOB_ARGS=(null-server --addr 127.0.0.1:0 --blob-addr "127.0.0.1:$NULL_BLOB_PORT" --list-blobs "$BLOB_LIST" --lifetime 60m)
+	"${BENCH[@]}" "${NULL_BLOB_ARGS[@]}" >"$WORK/null-blob.log" 2>&1 &
+	NULL_BLOB_PID=$!
+	PIDS+=("$NULL_BLOB_PID")
+	wait_port "$NULL_BLOB_PORT" "$NULL_BLOB_PID" 20 || { cat "$WORK/null-blob.log" >&2; log "null Blob server did not start"; exit 1; }
+	NULL_BLOB_CMD="$BENCH_NAME ${NULL_BLOB_ARGS[*]}"
+	if wait_port "$TABLO_BLOB_PORT" "$TABLO_BLOB_PID" 20; then
+		BASE=(--conn "$(blob_conn "$TABLO_BLOB_PORT")" --label tablo --pid "$TABLO_BLOB_PID"
+			--compare "$(blob_conn "$AZURITE_BLOB_PORT")" --compare-label azurite --compare-pid "$AZURITE_BLOB_PID")
+		BASE_REC="--conn \"\$TABLO_BLOB\" --label tablo --pid \$TABLO_BLOB_PID --compare \"\$AZURITE_BLOB\" --compare-label azurite --compare-pid \$AZURITE_BLOB_PID"
+	else
+		BLOB_NOTE="Tablo was skipped: it did not listen on port $TABLO_BLOB_PORT within 20 s ($(tail -c 300 "$WORK/tablo-blob.log" | tr '\n' ' '))."
+		BASE=(--conn "$(blob_conn "$AZURITE_BLOB_PORT")" --label azurite --pid "$AZURITE_BLOB_PID")
+		BASE_REC="--conn \"\$AZURITE_BLOB\" --label azurite --pid \$AZURITE_BLOB_PID"
+	fi
+	CEIL=(--ceiling "$(blob_conn "$NULL_BLOB_PORT")" --ceiling-pid "$NULL_BLOB_PID" --disk-dir "$WORK/disk")
+	CEIL_REC="--ceiling \"\$NULL_BLOB\" --ceiling-pid \$NULL_BLOB_PID --disk-dir \$(mktemp -d)"
+	BCOMMON=(--ops "$BLOB_OPS" --duration "$BLOB_DURATION" --rounds "$BLOB_ROUNDS" --op-timeout 10m --json "$BRESULTS")
+	for c in $CONCURRENCY; do
+		log "blob, concurrency $c: tablo vs azurite, null and disk ceilings"
+		"${BENCH[@]}" "${BASE[@]}" "${CEIL[@]}" --concurrency "$c" --workloads "$BLOB_WORKLOADS" "${BCOMMON[@]}" >&2 ||
+			log "some blob runs failed (see the report)"
+		BLOB_COMMANDS+=("$BENCH_NAME $BASE_REC $CEIL_REC --concurrency $c --workloads $BLOB_WORKLOADS ${BCOMMON[*]}")
+	done
+	for c in $BLOB_LIST_CONCURRENCY; do
+		log "blob-list of $BLOB_LIST blobs, concurrency $c"
+		"${BENCH[@]}" "${BASE[@]}" "${CEIL[@]}" --concurrency "$c" --workloads blob-list --list-preload "$BLOB_LIST" "${BCOMMON[@]}" >&2 ||
+			log "some blob-list runs failed (see the report)"
+		BLOB_COMMANDS+=("$BENCH_NAME $BASE_REC $CEIL_REC --concurrency $c --workloads blob-list --list-preload $BLOB_LIST ${BCOMMON[*]}")
+	done
+	touch "$BRESULTS"
+	BLOB_REPORT_ARGS=(report --ceiling null,disk)
+	[[ -z $BLOB_NOTE ]] && BLOB_REPORT_ARGS+=(--ratio tablo/azurite)
+	"${BENCH[@]}" "${BLOB_REPORT_ARGS[@]}" "$BRESULTS" >"$WORK/blob-tables.md" || echo "No Blob results." >"$WORK/blob-tables.md"
+fi
+
+# write_blob_section puts the Blob results between their own markers in $OUT (after the main
+# section's end marker), replacing an earlier Blob section and leaving the rest alone.
+BLOB_START='<!-- bench-azurite blob output: scripts/bench-azurite.sh rewrites from here to the blob end marker -->'
+BLOB_END='<!-- end of bench-azurite blob output -->'
+write_blob_section() {
+	local section="$WORK/blob-section.md" azblob
+	azblob=$(go list -m -f '{{.Version}}' github.com/Azure/azure-sdk-for-go/sdk/storage/azblob 2>/dev/null || echo unknown)
+	{
+		echo "$BLOB_START"
+		echo "## Blob measurements"
+		echo
+		echo "Generated by \`BENCH_SERVICES=blob scripts/bench-azurite.sh\` on $(date -u +%Y-%m-%dT%H:%M:%SZ) (commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(nproc) CPUs, Azurite $AZURITE_VERSION on disk, azblob $azblob)."
+		echo
+		[[ -z $BLOB_NOTE ]] || { echo "> $BLOB_NOTE"; echo; }
+		echo "- Tablo (durable, on disk), Azurite's blob service (on disk, its default), the null server's"
+		echo "  Blob listener and **disk** (write and fsync of the same bytes to a file: uploads only) run"
+		echo "  each workload in turn, in the same rounds. Blob transfers are single-shot Put Blob and whole"
+		echo "  Get Blob of one size through azblob; each uploader overwrites its own blob. In parentheses: the"
+		echo "  fraction of the lower of the two ceilings (null, disk) measured beside it."
+		echo "- Each run is bounded by $BLOB_OPS operations or $BLOB_DURATION (a 256 MiB operation in flight when"
+		echo "  the time is up completes); blob-list lists a container of $BLOB_LIST empty blobs (one op = the"
+		echo "  whole listing, 5,000 per page) at concurrency $BLOB_LIST_CONCURRENCY."
+		echo "- Server efficiency counts operations per CPU-second of each server process (Tablo and Azurite"
+		echo "  each run the Blob service alone in their own process)."
+		echo
+		sed 's/^### /#### /' "$WORK/blob-tables.md"
+		echo
+		echo '```sh'
+		echo "npm install --prefix \$TMP/azurite azurite@$AZURITE_VERSION && ${AZURITE_BLOB_CMD:-} &"
+		echo "go build -o /tmp/tablo ./cmd/tablo && ${TABLO_BLOB_CMD:-} &"
+		echo "${NULL_BLOB_CMD:-} &"
+		echo "# TABLO_BLOB, AZURITE_BLOB, NULL_BLOB: the development account with BlobEndpoint=http://127.0.0.1:<port>/devstoreaccount1"
+		for cmd in "${BLOB_COMMANDS[@]}"; do
+			echo "$cmd" | sed "s|$WORK/blob-results.jsonl|blob-results.jsonl|"
+		done
+		echo "$BENCH_NAME ${BLOB_REPORT_ARGS[*]} blob-results.jsonl"
+		echo '```'
+		echo
+		echo "$BLOB_END"
+	} >"$section"
+	mkdir -p "$(dirname "$OUT")"
+	touch "$OUT"
+	if grep -qxF "$BLOB_START" "$OUT" && grep -qxF "$BLOB_END" "$OUT"; then
+		local s e
+		s=$(grep -nxF "$BLOB_START" "$OUT" | head -1 | cut -d: -f1)
+		e=$(grep -nxF "$BLOB_END" "$OUT" | head -1 | cut -d: -f1)
+		{ head -n "$((s - 1))" "$OUT"; cat "$section"; tail -n +"$((e + 1))" "$OUT"; } >"$WORK/out.md"
+		cat "$WORK/out.md" >"$OUT"
+	else
+		{ echo; cat "$section"; } >>"$OUT"
+	fi
+	log "wrote the Blob section of $OUT"
+}
+if ! has_service table && ! has_service queue; then
+	if has_service blob; then write_blob_section; fi
+	exit 0
 fi
 ELAPSED=$(( $(date +%s) - START ))
 
@@ -300,3 +432,4 @@ mkdir -p "$(dirname "$OUT")"
 	[[ -z $NOTES ]] || printf '%s\n' "$NOTES"
 } >"$OUT"
 log "wrote $OUT"
+if has_service blob; then write_blob_section; fi

@@ -72,7 +72,12 @@ func Handler(c Controller, metrics prometheus.Gatherer, log *slog.Logger) http.H
 			ms := float64(time.Since(start).Microseconds()) / 1000
 			if err != nil {
 				status := statusOf(err)
-				if status >= 500 {
+				switch {
+				case status == http.StatusNotImplemented:
+					// The client asked for what this engine does not offer (snapshots on
+					// PostgreSQL): its answer says so; nothing is wrong with the server.
+					log.Warn("admin "+name+" not supported", "err", err)
+				case status >= 500:
 					log.Error("admin "+name+" failed", "err", err)
 				}
 				writeJSON(w, status, map[string]any{"error": err.Error()})

@@ -276,7 +276,7 @@ func (a *App) console(addr net.Addr) *console.Console {
 	}
 	o := console.Options{
 		Accounts: cfg.Accounts, TableURL: clientURL(a.ServiceAddr("table")), QueueURL: clientURL(a.ServiceAddr("queue")),
-		Partitions: a.parts.Handler(), Version: cfg.Version, Engine: engine, Started: time.Now(),
+		BlobURL: clientURL(a.ServiceAddr("blob")), Partitions: a.parts.Handler(), Version: cfg.Version, Engine: engine, Started: time.Now(),
 		RequireLogin: exposed,
 	}
 	if exposed {

@@ -51,7 +51,11 @@ var bqStandardHeaders = [...]string{
 
 // bqDateLine is the Date line a client signs: empty when x-ms-date is sent.
 func bqDateLine(h Header) string {
-	if h.Get(hdrMSDate) != "" {
+	if bh, ok := h.(bytesHeader); ok {
+		if len(bh.Peek(hdrMSDate)) > 0 {
+			return ""
+		}
+	} else if h.Get(hdrMSDate) != "" {
 		return ""
 	}
 	return h.Get(hdrDate)
@@ -60,23 +64,33 @@ func bqDateLine(h Header) string {
 // matchAnyBQ tries the Blob/Queue string-to-sign for every candidate resource (the
 // -secondary variants), header order (the service's order, then code-point order as a
 // leniency for clients that sort that way: azqueue 1.0.1, azure-cli 2.45) and account key.
+// The parts that do not depend on the candidate (the headers in both orders, the query) are
+// built once; the order that matched last on this state is tried first (both are accepted,
+// so the order of the tries changes only the cost).
 func matchAnyBQ(a Authorization, req RequestInfo, st *macState) bool {
 	resources, nRes := candidateResources(req)
 	date := bqDateLine(req.Header)
-	for _, codePoint := range [...]bool{false, true} {
-		if codePoint && !headerOrdersDiffer(req.Header) {
+	p := st.bq.build(req)
+	orders := [2]int{0, 1}
+	if st.preferCodePoint && p.differ {
+		orders = [2]int{1, 0}
+	}
+	for n, o := range orders {
+		if n == 1 && !p.differ {
 			break
 		}
 		for _, res := range resources[:nRes] {
-			st.buf = appendBQStringToSign(st.buf[:0], a.Scheme, req, date, res, codePoint)
+			st.buf = appendBQParts(st.buf[:0], a.Scheme, req, date, res, p, o)
 			if matchKeys(st, a.Signature) {
+				st.preferCodePoint = o == 1
 				return true
 			}
 			if a.Scheme == SchemeSharedKeyLite && date == "" {
 				// Shared Key Lite without its (empty) Date line: the form of the worked
 				// example in our wire reference; the documented form above comes first.
-				st.buf = appendBQStringToSign(st.buf[:0], a.Scheme, req, noDateLine, res, codePoint)
+				st.buf = appendBQParts(st.buf[:0], a.Scheme, req, noDateLine, res, p, o)
 				if matchKeys(st, a.Signature) {
+					st.preferCodePoint = o == 1
 					return true
 				}
 			}
@@ -97,75 +111,182 @@ func matchKeys(st *macState, sig []byte) bool {
 	return false
 }
 
+// bqScratch holds the request-independent parts of Blob/Queue strings-to-sign, reused
+// between requests by a macState.
+type bqScratch struct {
+	arena   []byte
+	offs    [][4]int
+	lines   []headerLine
+	cp      []headerLine
+	headers [2][]byte
+	query   []byte
+	differ  bool
+	// std holds the arena offsets of the first value of each of bqStandardHeaders (found in
+	// the same pass over the headers as the x-ms-* ones: one pass instead of a lookup each).
+	std   [len(bqStandardHeaders)][2]int
+	stdOK [len(bqStandardHeaders)]bool
+	text  string
+}
+
+// stdValue appends the value of bqStandardHeaders[i] gathered by build.
+func (b *bqScratch) stdValue(dst []byte, i int) []byte {
+	if !b.stdOK[i] {
+		return dst
+	}
+	return append(dst, b.text[b.std[i][0]:b.std[i][1]]...)
+}
+
+// build fills the scratch from req: the canonicalized headers in the service's order
+// (headers[0]) and in code-point order (headers[1]), whether those differ, and the
+// canonicalized query.
+func (b *bqScratch) build(req RequestInfo) *bqScratch {
+	b.lines = msHeadersInto(req.Header, b)
+	b.cp = append(b.cp[:0], b.lines...)
+	slices.SortFunc(b.lines, func(x, y headerLine) int { return compareServiceOrder(x.name, y.name) })
+	slices.SortFunc(b.cp, func(x, y headerLine) int { return strings.Compare(x.name, y.name) })
+	b.differ = false
+	for i := range b.lines {
+		if b.lines[i].name != b.cp[i].name {
+			b.differ = true
+		}
+	}
+	b.headers[0] = appendHeaderLines(b.headers[0][:0], b.lines)
+	b.headers[1] = appendHeaderLines(b.headers[1][:0], b.cp)
+	b.query = appendCanonQuery(b.query[:0], req.RawQuery)
+	return b
+}
+
+// appendBQStringToSign appends the string-to-sign for one resource and header order.
 func appendBQStringToSign(dst []byte, s Scheme, req RequestInfo, date string, res canonRes, codePoint bool) []byte {
-	h := req.Header
+	var b bqScratch
+	p := b.build(req)
+	o := 0
+	if codePoint {
+		o = 1
+	}
+	return appendBQParts(dst, s, req, date, res, p, o)
+}
+
+// bytesHeader is a Header that can enumerate headers without copying (the server's):
+// verifying a request then allocates almost nothing.
+type bytesHeader interface {
+	Peek(key string) []byte
+	EachHeaderBytes(fn func(name, value []byte))
+}
+
+// Indexes of the standard header lines that Shared Key Lite also signs.
+const (
+	stdContentMD5  = 4
+	stdContentType = 5
+)
+
+func appendBQParts(dst []byte, s Scheme, req RequestInfo, date string, res canonRes, p *bqScratch, order int) []byte {
 	dst = append(dst, req.Method...)
 	dst = append(dst, '\n')
 	if s == SchemeSharedKeyLite {
-		dst = append(dst, h.Get(hdrContentMD5)...)
+		dst = p.stdValue(dst, stdContentMD5)
 		dst = append(dst, '\n')
-		dst = append(dst, h.Get(hdrContentType)...)
+		dst = p.stdValue(dst, stdContentType)
 		dst = append(dst, '\n')
 		if date != noDateLine {
 			dst = append(dst, date...)
 			dst = append(dst, '\n')
 		}
-		dst = appendCanonHeaders(dst, h, codePoint)
+		dst = append(dst, p.headers[order]...)
 		return res.appendTo(dst)
 	}
-	for _, name := range bqStandardHeaders {
-		v := h.Get(name)
+	for i, name := range bqStandardHeaders {
 		switch name {
 		case "Date":
-			v = date
+			dst = append(dst, date...)
 		case "Content-Length":
-			if v == "0" {
-				v = ""
+			n := len(dst)
+			dst = p.stdValue(dst, i)
+			if string(dst[n:]) == "0" {
+				dst = dst[:n]
 			}
+		default:
+			dst = p.stdValue(dst, i)
 		}
-		dst = append(dst, v...)
 		dst = append(dst, '\n')
 	}
-	dst = appendCanonHeaders(dst, h, codePoint)
+	dst = append(dst, p.headers[order]...)
 	res.hasComp = false
 	dst = res.appendTo(dst)
-	return appendCanonQuery(dst, req.RawQuery)
+	return append(dst, p.query...)
 }
 
 type headerLine struct{ name, value string }
 
-// msHeaders collects the x-ms-* headers, names lower-cased, values without leading
-// whitespace, repeated headers joined with ",".
-func msHeaders(h Header) []headerLine {
-	hl, ok := h.(HeaderLister)
-	if !ok {
-		return nil
-	}
-	var out []headerLine
-	hl.EachHeader(func(name, value string) {
-		if len(name) < 5 || !strings.EqualFold(name[:5], "x-ms-") {
+// msHeadersInto collects the x-ms-* headers, names lower-cased, values without leading
+// whitespace, repeated headers joined with ",". The text is gathered in the scratch's arena
+// and turned into one string, so the lines cost one allocation together.
+func msHeadersInto(h Header, b *bqScratch) []headerLine {
+	b.arena, b.offs = b.arena[:0], b.offs[:0]
+	b.stdOK = [len(bqStandardHeaders)]bool{}
+	add := func(name, value []byte) {
+		if len(name) < 5 || !strings.EqualFold(string(name[:5]), "x-ms-") {
+			for i, std := range bqStandardHeaders {
+				if !b.stdOK[i] && len(std) == len(name) && strings.EqualFold(std, string(name)) {
+					vs := len(b.arena)
+					b.arena = append(b.arena, value...)
+					b.std[i], b.stdOK[i] = [2]int{vs, len(b.arena)}, true
+					break
+				}
+			}
 			return
 		}
-		name = strings.ToLower(name)
-		value = strings.TrimLeft(value, " \t")
-		for i := range out {
-			if out[i].name == name {
-				out[i].value += "," + value
+		ns := len(b.arena)
+		for _, c := range name {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b.arena = append(b.arena, c)
+		}
+		ne := len(b.arena)
+		for len(value) > 0 && (value[0] == ' ' || value[0] == '\t') {
+			value = value[1:]
+		}
+		for i, o := range b.offs {
+			if string(b.arena[o[0]:o[1]]) == string(b.arena[ns:ne]) {
+				// A repeated header: its value becomes "old,new", at the arena's end.
+				b.arena = b.arena[:ns]
+				vs := len(b.arena)
+				b.arena = append(b.arena, b.arena[o[2]:o[3]]...)
+				b.arena = append(b.arena, ',')
+				b.arena = append(b.arena, value...)
+				b.offs[i][2], b.offs[i][3] = vs, len(b.arena)
 				return
 			}
 		}
-		out = append(out, headerLine{name, value})
-	})
-	return out
+		b.arena = append(b.arena, value...)
+		b.offs = append(b.offs, [4]int{ns, ne, ne, len(b.arena)})
+	}
+	switch lh := h.(type) {
+	case bytesHeader:
+		lh.EachHeaderBytes(add)
+	case HeaderLister:
+		lh.EachHeader(func(name, value string) { add([]byte(name), []byte(value)) })
+	default:
+		// No enumeration: no x-ms-* lines, the standard headers by name.
+		for i, name := range bqStandardHeaders {
+			if v := h.Get(name); v != "" {
+				vs := len(b.arena)
+				b.arena = append(b.arena, v...)
+				b.std[i], b.stdOK[i] = [2]int{vs, len(b.arena)}, true
+			}
+		}
+	}
+	text := string(b.arena)
+	b.text = text
+	lines := b.lines[:0]
+	for _, o := range b.offs {
+		lines = append(lines, headerLine{text[o[0]:o[1]], text[o[2]:o[3]]})
+	}
+	return lines
 }
 
-func appendCanonHeaders(dst []byte, h Header, codePoint bool) []byte {
-	lines := msHeaders(h)
-	if codePoint {
-		slices.SortFunc(lines, func(a, b headerLine) int { return strings.Compare(a.name, b.name) })
-	} else {
-		slices.SortFunc(lines, func(a, b headerLine) int { return compareServiceOrder(a.name, b.name) })
-	}
+func appendHeaderLines(dst []byte, lines []headerLine) []byte {
 	for _, l := range lines {
 		dst = append(dst, l.name...)
 		dst = append(dst, ':')
@@ -173,21 +294,6 @@ func appendCanonHeaders(dst []byte, h Header, codePoint bool) []byte {
 		dst = append(dst, '\n')
 	}
 	return dst
-}
-
-// headerOrdersDiffer reports whether the service order and code-point order of the
-// request's x-ms-* headers differ (only then is the second order worth a try).
-func headerOrdersDiffer(h Header) bool {
-	lines := msHeaders(h)
-	a := slices.Clone(lines)
-	slices.SortFunc(lines, func(a, b headerLine) int { return strings.Compare(a.name, b.name) })
-	slices.SortFunc(a, func(a, b headerLine) int { return compareServiceOrder(a.name, b.name) })
-	for i := range a {
-		if a[i].name != lines[i].name {
-			return true
-		}
-	}
-	return false
 }
 
 // compareServiceOrder is the storage service's culture-aware order of header names, as

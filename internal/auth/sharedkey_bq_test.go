@@ -109,4 +109,18 @@ func TestBlobQueueHeaderOrder(t *testing.T) {
 	if err := NewVerifier(&acct).VerifySharedKey(req); err != nil {
 		t.Fatalf("code-point order refused: %v", err)
 	}
+	// One Verifier tries first the order that matched last: both keep working, alternately.
+	v := NewVerifier(&acct)
+	service := SignSharedKey(SchemeSharedKey, req, acct.Keys[0])
+	codePoint := h.Get("Authorization")
+	for i, auth := range []string{service, codePoint, codePoint, service, service, codePoint} {
+		h.Set("Authorization", auth)
+		if err := v.VerifySharedKey(req); err != nil {
+			t.Fatalf("request %d refused after the other order matched: %v", i, err)
+		}
+	}
+	h.Set("Authorization", "SharedKey devstoreaccount1:"+encodeSig(mac(acct.Keys[0], cp+"x")))
+	if err := v.VerifySharedKey(req); err == nil {
+		t.Fatal("a wrong signature was accepted")
+	}
 }

@@ -58,6 +58,11 @@ type macState struct {
 	// sig holds the decoded signature when it fits (DecodedLen of a 32-byte signature's
 	// base64 is 33).
 	sig [48]byte
+	// bq is the scratch of the Blob/Queue string-to-sign; preferCodePoint records that the
+	// last Blob/Queue request verified with this state was signed with its headers in
+	// code-point order (clients keep to one order, so that order is tried first next).
+	bq              bqScratch
+	preferCodePoint bool
 }
 
 func newMACState(keys [][]byte) *macState {
@@ -81,5 +86,8 @@ func (st *macState) sum(i int, msg []byte) []byte {
 func (st *macState) release() {
 	if cap(st.buf) > maxKeptBuffer {
 		st.buf = make([]byte, 0, 256)
+	}
+	if cap(st.bq.arena)+cap(st.bq.headers[0])+cap(st.bq.headers[1])+cap(st.bq.query) > maxKeptBuffer {
+		st.bq = bqScratch{}
 	}
 }

@@ -3,7 +3,9 @@ package blob
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
 	"encoding/base64"
+	"hash/crc64"
 	"io"
 	"os"
 	"strconv"
@@ -342,5 +344,35 @@ func TestSweepOnSharedEngineWaitsTheGrace(t *testing.T) {
 	time.Sleep(grace)
 	if st, err := b.Sweep(ctx); err != nil || st.Deleted != 1 {
 		t.Errorf("after the grace: deleted %d, want 1", st.Deleted)
+	}
+}
+
+// The checksums a write returns are the ones its response needs, computed from the bytes: a
+// block sent without an MD5 answers with its CRC-64, one sent with an MD5 echoes it, and a
+// Put Blob stores the body's MD5 as the blob's Content-MD5 (inline and in an extent).
+func TestWriteChecksums(t *testing.T) {
+	s, _ := openService(t, "", nil)
+	ctx := context.Background()
+	s.CreateContainer(ctx, "a", "ccc", "", nil)
+	r := Ref{Account: "a", Container: "ccc", Name: "b"}
+	data := bytes.Repeat([]byte("checksum"), 20000) // 160 KB: past the inline limit
+	res, err := s.PutBlock(ctx, r, "QUFB", body(data), Cond{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := CRC64Bytes(crc64.Checksum(data, CRC64Table)); !bytes.Equal(res.CRC64, want) {
+		t.Errorf("Put Block without an MD5: CRC-64 %x, want %x", res.CRC64, want)
+	}
+	sum := md5.Sum(data)
+	b := body(data)
+	b.MD5 = sum[:]
+	if res, err = s.PutBlock(ctx, r, "QkJC", b, Cond{}); err != nil || !bytes.Equal(res.MD5, sum[:]) {
+		t.Errorf("Put Block with an MD5: %x, %v; want %x", res.MD5, err, sum)
+	}
+	for _, size := range []int{100, len(data)} {
+		got, err := s.Put(ctx, r, PutRequest{Type: BlockBlob, Body: body(data[:size])})
+		if want := md5.Sum(data[:size]); err != nil || !bytes.Equal(got.Props.ContentMD5, want[:]) {
+			t.Errorf("Put Blob of %d bytes: Content-MD5 %x, %v; want %x", size, got.Props.ContentMD5, err, want)
+		}
 	}
 }

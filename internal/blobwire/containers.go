@@ -99,7 +99,7 @@ func (s *Server) getContainerACL(c *call) error {
 		h.Set("X-Ms-Blob-Public-Access", ct.Public)
 	}
 	h.Set("Content-Type", "application/xml")
-	body := append([]byte(`<?xml version="1.0" encoding="utf-8"?>`), auth.AppendSignedIdentifiersXML(nil, ct.ACL)...)
+	body := auth.AppendSignedIdentifiersXML(nil, ct.ACL) // with its XML declaration
 	s.status(c, http.StatusOK)
 	if c.Method != http.MethodHead {
 		c.FC.Response.SetBody(body)

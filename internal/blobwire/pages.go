@@ -21,6 +21,26 @@ func (c *call) pageRange() (off, n int64, err error) {
 	return r.Start, r.End - r.Start + 1, nil
 }
 
+// pageListRange reads the optional range of Get Page Ranges. Unlike a page write, an open end
+// ("bytes=0-", which the JavaScript SDK sends by default) is allowed: it runs to the blob's end
+// (n < 0).
+func (c *call) pageListRange() (off, n int64, err error) {
+	v := c.Header.Get("X-Ms-Range")
+	if v == "" {
+		v = c.Header.Get("Range")
+	}
+	r, ok, err := ParseRange(v)
+	switch {
+	case err != nil || (ok && r.Suffix):
+		return 0, 0, azerr.New(azerr.InvalidPageRange)
+	case !ok:
+		return 0, -1, nil
+	case r.End < 0:
+		return r.Start, -1, nil
+	}
+	return r.Start, r.End - r.Start + 1, nil
+}
+
 func (s *Server) putPage(c *call) error {
 	r, err := c.writeRef()
 	if err != nil {
@@ -81,11 +101,9 @@ func (s *Server) getPageRanges(c *call) error {
 	if b.Type != blob.PageBlob {
 		return azerr.New(azerr.InvalidBlobType)
 	}
-	off, n := int64(0), int64(-1)
-	if c.Header.Has("X-Ms-Range") || c.Header.Has("Range") {
-		if off, n, err = c.pageRange(); err != nil {
-			return err
-		}
+	off, n, err := c.pageListRange()
+	if err != nil {
+		return err
 	}
 	h := &c.FC.Response.Header
 	setETag(h, b.ETag(), b.Modified)

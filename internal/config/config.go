@@ -102,7 +102,7 @@ func (c *Config) flags() []Flag {
 		{"faults", Parsed(&c.Faults, "", "spec", partition.ParseFaults), "inject seeded faults, e.g. 'seed=7; fault=busy op=write p=0.1' (see docs/architecture.md; off when empty)"},
 		{"request-date-window", PositiveDuration(&c.RequestDateWindow, 15*time.Minute), "how far a Shared Key request's x-ms-date (or Date) may lie from the server's clock before it is refused, as Azure refuses it after 15m; widen it if test clocks drift"},
 		{"postgres", String(&c.PostgresURL, ""), "keep the data in this PostgreSQL (or CockroachDB, YugabyteDB) database, shared by any number of Tablo front ends: a postgres:// URL or key=value DSN (off when empty)"},
-		{"postgres-pool-size", Parsed(&c.PostgresPoolSize, "0", "connections", parsePoolSize), "connections to the database; 0 = 4 per CPU, at least 8"},
+		{"postgres-pool-size", Parsed(&c.PostgresPoolSize, "0", "connections", parsePoolSize), "connections to the database; 0 = 8 per CPU, at least 16"},
 		{"postgres-statement-timeout", PositiveDuration(&c.PostgresStatementTimeout, 10*time.Second), "longest a database statement may run; requests past it answer OperationTimedOut"},
 		{"pprof", String(&c.PprofAddr, ""), "serve net/http/pprof on this address, e.g. 127.0.0.1:6060 (off when empty)"},
 	}, c.opsFlags()...)

@@ -13,8 +13,21 @@ import (
 	"github.com/tablo/tablo/internal/auth"
 )
 
-// forwardHeaders are the request headers the browser may set on a forwarded Table request.
+// forwardHeaders are the request headers the browser may set on a forwarded request.
 var forwardHeaders = []string{"Accept", "Content-Type", "If-Match", "Prefer", "DataServiceVersion", "MaxDataServiceVersion"}
+
+// blobForwardHeaders are the further request headers of the Blob view (and its metadata, see
+// forwardTo).
+var blobForwardHeaders = []string{"x-ms-blob-type", "x-ms-blob-content-type", "x-ms-delete-snapshots"}
+
+// blobReplyHeaders are the Blob service's response headers the browser sees, besides
+// x-ms-meta-* and the content headers renamed by blobReplyRenamed.
+var blobReplyHeaders = []string{"Content-Length", "Last-Modified", "Content-MD5", "x-ms-blob-type", "x-ms-access-tier",
+	"x-ms-lease-state", "x-ms-creation-time", "x-ms-server-encrypted"}
+
+// blobReplyRenamed are a blob's own content headers, passed as x-console-* so that the
+// browser never acts on them: a blob is data, never a page of the console's origin.
+var blobReplyRenamed = []string{"Content-Type", "Content-Encoding", "Content-Language", "Content-Disposition", "Cache-Control"}
 
 // replyHeaders are the Table service's response headers the browser sees.
 var replyHeaders = []string{"Content-Type", "ETag", "x-ms-approximate-messages-count", "x-ms-continuation-NextPartitionKey", "x-ms-continuation-NextRowKey",
@@ -22,6 +35,10 @@ var replyHeaders = []string{"Content-Type", "ETag", "x-ms-approximate-messages-c
 
 // maxForwardBody bounds a forwarded request body: an entity is at most 1 MiB, a batch 4 MiB.
 const maxForwardBody = 4 << 20
+
+// maxBlobForwardBody bounds an upload from the Blob view: Azure's limit of one Put Blob. The
+// body streams through, it is never held.
+const maxBlobForwardBody = 5000 << 20
 
 // forward returns the handler of /api/{service}/{account}[/{rest}]: it forwards the request
 // to the service's endpoint as the account owner, signed with SharedKeyLite in the service's
@@ -63,7 +80,22 @@ func (c *Console) forwardTo(w http.ResponseWriter, r *http.Request, service stri
 	if r.URL.RawQuery != "" {
 		target += "?" + r.URL.RawQuery
 	}
-	req, err := http.NewRequestWithContext(r.Context(), r.Method, target, io.LimitReader(r.Body, maxForwardBody))
+	limit, client := int64(maxForwardBody), c.o.Client
+	if svc == auth.ServiceBlob {
+		// Blob bodies are large: the client's overall timeout would cut a long download, and
+		// the browser going away cancels the request anyway.
+		limit = maxBlobForwardBody
+		cl := *c.o.Client
+		cl.Timeout = 0
+		client = &cl
+	}
+	// An empty body goes as none: a non-nil reader with ContentLength 0 makes Go's client send
+	// a chunked body, which a service may leave unread on the connection.
+	var body io.Reader = http.NoBody
+	if r.ContentLength != 0 {
+		body = io.LimitReader(r.Body, limit)
+	}
+	req, err := http.NewRequestWithContext(r.Context(), r.Method, target, body)
 	if err != nil {
 		apiError(w, http.StatusBadRequest, "InvalidUri", err.Error())
 		return
@@ -74,26 +106,78 @@ func (c *Console) forwardTo(w http.ResponseWriter, r *http.Request, service stri
 			req.Header.Set(h, v)
 		}
 	}
+	if svc == auth.ServiceBlob {
+		for _, h := range blobForwardHeaders {
+			if v := r.Header.Get(h); v != "" {
+				req.Header.Set(h, v)
+			}
+		}
+		// Metadata comes as one form-encoded x-console-metadata header, because header names
+		// reach Go canonicalised ("X-Ms-Meta-Camera") and Azure keeps a name's case as sent.
+		if v := r.Header.Get("x-console-metadata"); v != "" {
+			md, err := url.ParseQuery(v)
+			if err != nil {
+				apiError(w, http.StatusBadRequest, "InvalidMetadata", "x-console-metadata: "+err.Error())
+				return
+			}
+			for k, vs := range md {
+				req.Header["x-ms-meta-"+k] = vs[len(vs)-1:]
+			}
+		}
+	}
 	req.Header.Set("x-ms-version", "2019-02-02")
 	req.Header.Set("x-ms-date", time.Now().UTC().Format(http.TimeFormat))
 	info := auth.RequestInfo{Method: r.Method, RawPath: rawPath, RawQuery: r.URL.RawQuery, Header: auth.HTTPHeader(req.Header), Account: name, PathStyle: true, Service: svc}
 	req.Header.Set("Authorization", auth.SignSharedKey(auth.SchemeSharedKeyLite, info, acct.Keys[0]))
 	start := time.Now()
-	resp, err := c.o.Client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		apiError(w, http.StatusBadGateway, "ServiceUnreachable", err.Error())
 		return
 	}
 	defer resp.Body.Close()
-	for _, h := range replyHeaders {
-		if v := resp.Header.Get(h); v != "" {
-			w.Header().Set(h, v)
+	if svc == auth.ServiceBlob {
+		blobReply(w.Header(), resp.Header)
+	} else {
+		for _, h := range replyHeaders {
+			if v := resp.Header.Get(h); v != "" {
+				w.Header().Set(h, v)
+			}
 		}
 	}
 	w.Header().Set("x-console-elapsed-ms", formatMillis(time.Since(start)))
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(resp.StatusCode)
 	_, _ = io.Copy(w, resp.Body)
+}
+
+// blobReply sets the headers of a forwarded Blob reply. Whatever a blob holds (an HTML page,
+// a script), the browser gets an opaque attachment in a sandbox: stored data can never run as
+// the console, whose scripts are allowed from its own origin.
+func blobReply(dst, src http.Header) {
+	for _, h := range replyHeaders {
+		if v := src.Get(h); v != "" && h != "Content-Type" {
+			dst.Set(h, v)
+		}
+	}
+	for _, h := range blobReplyHeaders {
+		if v := src.Get(h); v != "" {
+			dst.Set(h, v)
+		}
+	}
+	for k, vs := range src {
+		if strings.HasPrefix(strings.ToLower(k), "x-ms-meta-") {
+			dst[k] = vs
+		}
+	}
+	for _, h := range blobReplyRenamed {
+		if v := src.Get(h); v != "" {
+			dst.Set("x-console-"+h, v)
+		}
+	}
+	dst.Set("Content-Type", "application/octet-stream")
+	dst.Set("Content-Disposition", "attachment")
+	dst.Set("Content-Security-Policy", "sandbox; default-src 'none'")
 }
 
 func formatMillis(d time.Duration) string {
@@ -174,6 +258,9 @@ func (c *Console) server(w http.ResponseWriter, r *http.Request) {
 		if c.o.TableURL != "" {
 			cs += "TableEndpoint=" + c.o.TableURL + "/" + name + ";"
 		}
+		if c.o.BlobURL != "" {
+			cs += "BlobEndpoint=" + c.o.BlobURL + "/" + name + ";"
+		}
 		accts = append(accts, acct{Name: name, KeyShown: shown, ConnectionString: cs})
 	}
 	var rates []any
@@ -197,6 +284,6 @@ func (c *Console) server(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{
 		"version": c.o.Version, "engine": c.o.Engine, "go": runtime.Version(),
 		"started": c.o.Started.UTC().Format(time.RFC3339), "uptimeSeconds": int64(time.Since(c.o.Started).Seconds()),
-		"tableEndpoint": c.o.TableURL, "queueEndpoint": c.o.QueueURL, "accounts": accts,
+		"tableEndpoint": c.o.TableURL, "queueEndpoint": c.o.QueueURL, "blobEndpoint": c.o.BlobURL, "accounts": accts,
 	})
 }

@@ -1,9 +1,9 @@
 // Package console serves Tablo's web console: a browser front end (embedded, no network at
 // run time) and a small JSON back end that calls the storage services as the account owner.
 //
-// The browser never holds an account key. It calls /api/table/{account}/..., and the back end
-// forwards the request over loopback to the Table endpoint, signed with the account's key
-// (SharedKeyLite). Everything else it needs (partition statistics, server facts) comes from
+// The browser never holds an account key. It calls /api/{table,queue,blob}/{account}/..., and
+// the back end forwards the request over loopback to that service's endpoint, signed with the
+// account's key (SharedKeyLite). Everything else it needs (partition statistics, server facts) comes from
 // in-process sources passed in Options.
 //
 // Security: a request from a non-loopback address (or any request when Options.RequireLogin
@@ -42,6 +42,8 @@ type Options struct {
 	TableURL string
 	// QueueURL is the Queue endpoint's base ("" when the Queue service is not served).
 	QueueURL string
+	// BlobURL is the Blob endpoint's base ("" when the Blob service is not served).
+	BlobURL string
 	// Partitions serves the partition layer's admin API (GET /partitions); nil hides the view.
 	Partitions http.Handler
 	// Version and Engine are shown on the Server view.
@@ -97,10 +99,13 @@ func New(o Options) *Console {
 	c.mux.HandleFunc("GET /api/partitions", c.partitions)
 	table := c.forward("table", auth.ServiceTable, func() string { return c.o.TableURL })
 	queue := c.forward("queue", auth.ServiceQueue, func() string { return c.o.QueueURL })
+	blob := c.forward("blob", auth.ServiceBlob, func() string { return c.o.BlobURL })
 	for _, m := range []string{"GET", "HEAD", "POST", "PUT", "MERGE", "PATCH", "DELETE"} {
 		c.mux.HandleFunc(m+" /api/table/{account}/{rest...}", table)
 		c.mux.HandleFunc(m+" /api/queue/{account}", queue)
 		c.mux.HandleFunc(m+" /api/queue/{account}/{rest...}", queue)
+		c.mux.HandleFunc(m+" /api/blob/{account}", blob)
+		c.mux.HandleFunc(m+" /api/blob/{account}/{rest...}", blob)
 	}
 	return c
 }
@@ -278,6 +283,9 @@ func (c *Console) services() []string {
 	}
 	if c.o.QueueURL != "" {
 		out = append(out, "queue")
+	}
+	if c.o.BlobURL != "" {
+		out = append(out, "blob")
 	}
 	return out
 }

@@ -151,4 +151,11 @@ func (r Header) EachHeader(fn func(name, value string)) {
 	}
 }
 
+// EachHeaderBytes is EachHeader without copies: name and value are valid only during fn.
+func (r Header) EachHeaderBytes(fn func(name, value []byte)) {
+	for k, v := range r.H.All() {
+		fn(k, v)
+	}
+}
+
 var _ auth.HeaderLister = Header{}

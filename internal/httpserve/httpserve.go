@@ -182,6 +182,16 @@ func (c *trackedConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// ReadFrom lets a buffered writer hand a whole reader to the connection: for an
+// *os.File section (an *io.LimitedReader of one) the TCP connection sends it with sendfile,
+// without copying the bytes through user space. The wrapper would otherwise hide it.
+func (c *trackedConn) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{c.Conn}, r)
+}
+
 // Close closes the connection, lingering first if Linger asked for it.
 func (c *trackedConn) Close() error {
 	var err error

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"time"
 )
 
@@ -21,9 +22,17 @@ const (
 
 // config is a parsed and validated `tablo bench` command line.
 type config struct {
-	Conn, CompareConn     string // connection strings; CompareConn empty without --compare
-	Label, CompareLabel   string
-	PID, ComparePID       int
+	Conn, CompareConn   string // connection strings; CompareConn empty without --compare
+	Label, CompareLabel string
+	PID, ComparePID     int
+	// AlsoConn is a second front end of the --conn service (same data): workers alternate
+	// between the two. AlsoPID is its process, counted as the server's CPU.
+	AlsoConn string
+	AlsoPID  int
+	// DBPID, CompareDBPID: a database's main process behind the target; its CPU and its
+	// children's count as the server's, and are also reported on their own (db_cpu_s).
+	DBPID, CompareDBPID   int
+	alsoConn              ConnInfo
 	WorkloadList          string
 	Concurrency           int
 	EntitySize            int // length of each entity's Data property
@@ -50,6 +59,17 @@ type config struct {
 	SinglePartition          bool
 	PreloadOnly, SkipPreload bool
 	UniqueData               bool // each preloaded entity gets its own incompressible Data
+
+	// ListPreload is how many empty blobs blob-list lists. DiskDir makes the run the disk
+	// ceiling of the upload workloads instead of driving an endpoint.
+	ListPreload int
+	DiskDir     string
+	payloads    *blobPayloads
+	// CeilingConn names a do-nothing endpoint (the null server) measured in the same rounds
+	// as the endpoints under test, as is --disk-dir beside --conn: ceilings side by side.
+	CeilingConn, CeilingLabel string
+	CeilingPID                int
+	ceilingConn               ConnInfo
 }
 
 // parseBenchFlags parses the bench command line with its own FlagSet.
@@ -63,6 +83,10 @@ func parseBenchFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.CompareConn, "compare", "", "second connection string: run each workload on both, alternating, and print ratios")
 	fs.StringVar(&c.CompareLabel, "compare-label", "", "name of the --compare endpoint in results (default host:port)")
 	fs.IntVar(&c.ComparePID, "compare-pid", 0, "server process id of the --compare endpoint")
+	fs.StringVar(&c.AlsoConn, "also", "", "connection string of a second front end of the --conn service (the same data): workers alternate between the two")
+	fs.IntVar(&c.AlsoPID, "also-pid", 0, "process id of the --also front end: its CPU counts as the server's")
+	fs.IntVar(&c.DBPID, "db-pid", 0, "main process id of a database behind --conn (e.g. PostgreSQL's postmaster): its CPU and its children's count as the server's and are reported as db_cpu_s")
+	fs.IntVar(&c.CompareDBPID, "compare-db-pid", 0, "like --db-pid, for the --compare endpoint")
 	fs.StringVar(&c.WorkloadList, "workloads", "all", "comma-separated workloads: "+workloadNames())
 	fs.IntVar(&c.Concurrency, "concurrency", 4, "concurrent client workers")
 	fs.IntVar(&c.EntitySize, "entity-size", 256, "characters in each entity's Data property (at most 32768)")
@@ -79,7 +103,12 @@ func parseBenchFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.PreloadOnly, "preload-only", false, "with --table: create the table, load --preload entities (reported as workload \"preload\") and stop")
 	fs.BoolVar(&c.SkipPreload, "skip-preload", false, "with --table: measure a table an earlier --preload-only run loaded with the same --preload and --single-partition")
 	fs.BoolVar(&c.UniqueData, "unique-data", false, "give each preloaded entity its own random Data (barely compressible, like real data) instead of one repeated string")
-	fs.BoolVar(&c.List, "list", false, "list the workloads and exit")
+	fs.IntVar(&c.ListPreload, "list-preload", 100000, "empty blobs loaded before blob-list")
+	fs.StringVar(&c.DiskDir, "disk-dir", "", "write and fsync each blob upload's bytes to a file in this directory (the disk ceiling, label \"disk\"): alone, or beside --conn in the same rounds")
+	fs.StringVar(&c.CeilingConn, "ceiling", "", "connection string of a do-nothing endpoint (the null server) measured in the same rounds (no ratios)")
+	fs.StringVar(&c.CeilingLabel, "ceiling-label", "null", "name of the --ceiling endpoint in results")
+	fs.IntVar(&c.CeilingPID, "ceiling-pid", 0, "server process id of the --ceiling endpoint")
+	fs.BoolVar(&c.List, "list", false, "list the workloads (those --workloads selects) and exit")
 	fs.StringVar(&c.NullServerAddr, "null-server", "", "instead of benchmarking, serve canned Table responses on ADDR")
 	fs.DurationVar(&c.NullLifetime, "lifetime", 30*time.Minute, "with --null-server: stop after this long")
 	if err := fs.Parse(args); err != nil {
@@ -93,8 +122,11 @@ func parseBenchFlags(args []string, stderr io.Writer) (*config, error) {
 
 // validate checks every flag and reports all problems at once.
 func (c *config) validate() error {
+	c.payloads = &blobPayloads{}
 	if c.List {
-		return nil
+		var err error
+		c.workloads, err = selectWorkloads(c.WorkloadList)
+		return err
 	}
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
@@ -109,10 +141,33 @@ func (c *config) validate() error {
 		return errors.Join(errs...)
 	}
 	var err error
-	if c.Conn == "" {
+	if c.DiskDir != "" {
+		if st, err := os.Stat(c.DiskDir); err != nil || !st.IsDir() {
+			bad("--disk-dir %q: not a directory", c.DiskDir)
+		}
+	}
+	if c.CeilingConn != "" {
+		if c.ceilingConn, err = parseLoopbackConn(c.CeilingConn); err != nil {
+			bad("--ceiling: %w", err)
+		}
+		if c.Conn == "" {
+			bad("--ceiling needs --conn")
+		}
+	}
+	switch {
+	case c.DiskDir != "" && c.Conn == "":
+		if c.CompareConn != "" {
+			bad("--compare needs --conn")
+		}
+		if c.Label == "" {
+			c.Label = "disk"
+		}
+	case c.Conn == "":
 		bad("--conn is required")
-	} else if c.conn, err = parseLoopbackConn(c.Conn); err != nil {
-		bad("--conn: %w", err)
+	default:
+		if c.conn, err = parseLoopbackConn(c.Conn); err != nil {
+			bad("--conn: %w", err)
+		}
 	}
 	if c.CompareConn != "" {
 		c.hasCompare = true
@@ -131,13 +186,32 @@ func (c *config) validate() error {
 	if c.hasCompare && c.Label == c.CompareLabel {
 		c.Label, c.CompareLabel = c.Label+"#1", c.CompareLabel+"#2"
 	}
-	if c.PID < 0 || c.ComparePID < 0 {
-		bad("--pid and --compare-pid must be positive")
+	if c.PID < 0 || c.ComparePID < 0 || c.AlsoPID < 0 || c.DBPID < 0 || c.CompareDBPID < 0 {
+		bad("process ids must be positive")
+	}
+	if c.AlsoConn != "" {
+		if c.alsoConn, err = parseLoopbackConn(c.AlsoConn); err != nil {
+			bad("--also: %w", err)
+		}
+	} else if c.AlsoPID != 0 {
+		bad("--also-pid needs --also")
+	}
+	if c.CompareDBPID != 0 && !c.hasCompare {
+		bad("--compare-db-pid needs --compare")
 	}
 	if c.workloads, err = selectWorkloads(c.WorkloadList); err != nil {
 		bad("--workloads: %w", err)
 	}
 	errs = append(errs, c.validateTable()...)
+	for _, w := range c.workloads {
+		if c.DiskDir != "" && c.Conn == "" && !w.upload {
+			bad("workload %s: --disk-dir alone measures only the blob upload workloads", w.name)
+			break
+		}
+	}
+	if c.ListPreload < 1 || c.ListPreload > maxListPreload {
+		bad("--list-preload must be between 1 and %d", maxListPreload)
+	}
 	if c.Concurrency < 1 || c.Concurrency > maxConcurrency {
 		bad("--concurrency must be between 1 and %d", maxConcurrency)
 	}
@@ -148,7 +222,7 @@ func (c *config) validate() error {
 		bad("--preload must be between 0 and %d", maxPreload)
 	}
 	for _, w := range c.workloads {
-		if (w.layout != layoutEmpty || c.PreloadOnly) && c.Preload < 1 {
+		if (w.layout != layoutEmpty && !w.blob || c.PreloadOnly) && c.Preload < 1 {
 			bad("workload %s needs --preload of at least 1", w.name)
 			break
 		}
@@ -199,6 +273,8 @@ func (c *config) validateTable() []error {
 		switch got := c.layoutOf(w); {
 		case w.queue:
 			errs = append(errs, fmt.Errorf("workload %s is a Queue workload: not with --table", w.name))
+		case w.blob:
+			errs = append(errs, fmt.Errorf("workload %s is a Blob workload: not with --table", w.name))
 		case got == layoutEmpty:
 			errs = append(errs, fmt.Errorf("workload %s inserts new entities: not with --table", w.name))
 		case got != want:

@@ -28,6 +28,9 @@ type ConnInfo struct {
 	// QueueEndpoint is the Queue service URL when the connection string names one
 	// (QueueURL derives it otherwise).
 	QueueEndpoint string
+	// BlobEndpoint is the Blob service URL when the connection string names one (BlobURL
+	// derives it otherwise).
+	BlobEndpoint string
 }
 
 // QueueURL is the Queue service URL: QueueEndpoint, or the table endpoint's sibling (host
@@ -48,11 +51,29 @@ func (c ConnInfo) QueueURL() string {
 	return strings.TrimRight(u.String(), "/")
 }
 
+// BlobURL is the Blob service URL: BlobEndpoint, or the table endpoint's sibling (host
+// style: ".table." becomes ".blob."; path style: the port 10002 becomes 10000).
+func (c ConnInfo) BlobURL() string {
+	if c.BlobEndpoint != "" {
+		return c.BlobEndpoint
+	}
+	u, err := url.Parse(c.Endpoint)
+	if err != nil {
+		return ""
+	}
+	if strings.Contains(u.Host, ".table.") {
+		u.Host = strings.Replace(u.Host, ".table.", ".blob.", 1)
+	} else if u.Port() == "10002" {
+		u.Host = u.Hostname() + ":10000"
+	}
+	return strings.TrimRight(u.String(), "/")
+}
+
 // ParseConnString parses an Azure Storage connection string ("Key=Value;Key=Value;..."). Keys are
 // matched case-insensitively, as the .NET parser does (the aztables parser is case-sensitive; we
 // are more lenient so hand-typed strings work). It understands AccountName, AccountKey,
 // SharedAccessSignature, DefaultEndpointsProtocol, EndpointSuffix, TableEndpoint and
-// UseDevelopmentStorage=true; other endpoints (BlobEndpoint, ...) are ignored.
+// QueueEndpoint, BlobEndpoint and UseDevelopmentStorage=true; other endpoints are ignored.
 func ParseConnString(s string) (ConnInfo, error) {
 	if len(s) > maxConnStringLen {
 		return ConnInfo{}, fmt.Errorf("connection string longer than %d bytes", maxConnStringLen)
@@ -135,6 +156,13 @@ func ParseConnString(s string) (ConnInfo, error) {
 		}
 		info.QueueEndpoint = strings.TrimRight(qu.String(), "/")
 	}
+	if b := kv["blobendpoint"]; b != "" {
+		bu, err := url.Parse(b)
+		if err != nil || (bu.Scheme != "http" && bu.Scheme != "https") || bu.Host == "" {
+			return ConnInfo{}, fmt.Errorf("blob endpoint %q: want scheme://host[:port][/path]", b)
+		}
+		info.BlobEndpoint = strings.TrimRight(bu.String(), "/")
+	}
 	return info, nil
 }
 
@@ -154,24 +182,30 @@ func (c ConnInfo) String() string {
 	if c.QueueEndpoint != "" {
 		b.WriteString("QueueEndpoint=" + c.QueueEndpoint + ";")
 	}
+	if c.BlobEndpoint != "" {
+		b.WriteString("BlobEndpoint=" + c.BlobEndpoint + ";")
+	}
 	return b.String()
 }
 
-// CheckLoopback returns an error unless the endpoint's host is a loopback address or "localhost":
-// the bench must never send load anywhere but this machine.
+// CheckLoopback returns an error unless every endpoint's host (Table, Queue and Blob) is a
+// loopback address or "localhost": the bench must never send load anywhere but this machine.
 func (c ConnInfo) CheckLoopback() error {
-	u, err := url.Parse(c.Endpoint)
-	if err != nil {
-		return fmt.Errorf("table endpoint: %w", err)
+	for _, ep := range []struct{ name, url string }{{"table", c.Endpoint}, {"queue", c.QueueURL()}, {"blob", c.BlobURL()}} {
+		u, err := url.Parse(ep.url)
+		if err != nil {
+			return fmt.Errorf("%s endpoint: %w", ep.name, err)
+		}
+		host := u.Hostname()
+		if strings.EqualFold(host, "localhost") {
+			continue
+		}
+		if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+			continue
+		}
+		return fmt.Errorf("%s endpoint %q is not a loopback address; bench only targets this machine", ep.name, ep.url)
 	}
-	host := u.Hostname()
-	if strings.EqualFold(host, "localhost") {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return fmt.Errorf("table endpoint %q is not a loopback address; bench only targets this machine", c.Endpoint)
+	return nil
 }
 
 // redactSegment keeps error messages from echoing secrets: it shows at most the key part.

@@ -32,10 +32,11 @@ func TestParseConnString(t *testing.T) {
 			want: ConnInfo{Endpoint: devEndpoint, SAS: "sv=2019-02-02&sig=abc%3D"},
 		},
 		{
-			name: "other endpoints ignored",
-			in:   "BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;" + devConn,
-			want: ConnInfo{Endpoint: devEndpoint, Account: devAccount, Key: devKey},
+			name: "blob endpoint kept, other endpoints ignored",
+			in:   "BlobEndpoint=http://127.0.0.1:10100/devstoreaccount1/;FileEndpoint=http://127.0.0.1:1/x;" + devConn,
+			want: ConnInfo{Endpoint: devEndpoint, Account: devAccount, Key: devKey, BlobEndpoint: "http://127.0.0.1:10100/devstoreaccount1"},
 		},
+		{name: "bad blob endpoint", in: "BlobEndpoint=ftp://127.0.0.1/a;" + devConn, wantErr: "blob endpoint"},
 		{name: "empty", in: " ; ", wantErr: "empty"},
 		{name: "segment without =", in: "AccountName", wantErr: "not Key=Value"},
 		{name: "duplicate key", in: "AccountName=a;accountname=b;AccountKey=" + devKey, wantErr: "repeats"},
@@ -94,6 +95,30 @@ func TestCheckLoopback(t *testing.T) {
 		err := ConnInfo{Endpoint: tc.endpoint}.CheckLoopback()
 		if (err == nil) != tc.ok {
 			t.Errorf("CheckLoopback(%s) = %v, want ok=%v", tc.endpoint, err, tc.ok)
+		}
+		// A remote Blob or Queue endpoint beside a loopback Table endpoint is refused too.
+		err = ConnInfo{Endpoint: devEndpoint, BlobEndpoint: tc.endpoint}.CheckLoopback()
+		if (err == nil) != tc.ok {
+			t.Errorf("CheckLoopback(blob %s) = %v, want ok=%v", tc.endpoint, err, tc.ok)
+		}
+		err = ConnInfo{Endpoint: devEndpoint, QueueEndpoint: tc.endpoint}.CheckLoopback()
+		if (err == nil) != tc.ok {
+			t.Errorf("CheckLoopback(queue %s) = %v, want ok=%v", tc.endpoint, err, tc.ok)
+		}
+	}
+}
+
+func TestBlobURL(t *testing.T) {
+	for _, tc := range []struct {
+		ci   ConnInfo
+		want string
+	}{
+		{ConnInfo{Endpoint: devEndpoint}, "http://127.0.0.1:10000/devstoreaccount1"},
+		{ConnInfo{Endpoint: "https://acct.table.core.windows.net"}, "https://acct.blob.core.windows.net"},
+		{ConnInfo{Endpoint: devEndpoint, BlobEndpoint: "http://127.0.0.1:9/x"}, "http://127.0.0.1:9/x"},
+	} {
+		if got := tc.ci.BlobURL(); got != tc.want {
+			t.Errorf("BlobURL(%+v) = %q, want %q", tc.ci, got, tc.want)
 		}
 	}
 }

@@ -225,3 +225,65 @@ func TestEndToEndQueueWorkloadsAgainstNull(t *testing.T) {
 		}
 	}
 }
+
+// startNullBlob runs the null server's Blob listener and returns a connection string naming
+// it as the Blob endpoint.
+func startNullBlob(t *testing.T, listBlobs int) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- NullBlobServer(ctx, ln, listBlobs) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("null blob server: %v", err)
+		}
+	})
+	return "AccountName=devstoreaccount1;AccountKey=" + devKey + ";TableEndpoint=http://127.0.0.1:1/devstoreaccount1;BlobEndpoint=http://" + ln.Addr().String() + "/devstoreaccount1"
+}
+
+// TestEndToEndBlobWorkloadsAgainstNull runs the Blob workloads (but the 256 MiB ones) through
+// azblob against the null Blob listener, and the disk ceiling of the uploads: every op
+// succeeds, transfers report MB/s, and a listing sees every preloaded blob.
+func TestEndToEndBlobWorkloadsAgainstNull(t *testing.T) {
+	conn := startNullBlob(t, 5001)
+	wls := "blob-upload-1k,blob-download-1k,blob-upload-1m,blob-download-1m,blob-list"
+	out, err := runMain(t, "--conn", conn, "--label", "null", "--ops", "6", "--duration", "1m",
+		"--concurrency", "3", "--list-preload", "5001", "--workloads", wls, "--json", "-")
+	if err != nil {
+		t.Fatalf("bench: %v\n%s", err, out)
+	}
+	results, _ := decodeLines(t, out)
+	if len(results) != 5 {
+		t.Fatalf("got %d results, want 5:\n%s", len(results), out)
+	}
+	for _, r := range results {
+		if r.Ops != 6 || r.Errors != 0 || r.FailedToRun != "" {
+			t.Errorf("%s: %+v", r.Workload, r)
+		}
+		switch {
+		case r.Workload == "blob-list":
+			if r.Entities != 6*5001 || r.Preload != 5001 {
+				t.Errorf("blob-list listed %d blobs of %d, want 6 listings of 5001", r.Entities, r.Preload)
+			}
+		case r.BlobSize == 0 || r.MBPerSec <= 0:
+			t.Errorf("%s: no blob size or MB/s: %+v", r.Workload, r)
+		}
+	}
+	disk, err := runMain(t, "--disk-dir", t.TempDir(), "--ops", "4", "--duration", "1m",
+		"--concurrency", "2", "--workloads", "blob-upload-1k,blob-upload-1m", "--json", "-")
+	if err != nil {
+		t.Fatalf("disk: %v\n%s", err, disk)
+	}
+	results, _ = decodeLines(t, disk)
+	if len(results) != 2 || results[0].Target != "disk" || results[1].Ops != 4 || results[1].MBPerSec <= 0 {
+		t.Fatalf("disk results: %+v", results)
+	}
+	if _, err := runMain(t, "--disk-dir", t.TempDir(), "--ops", "1", "--workloads", "blob-download-1k"); err == nil {
+		t.Fatal("--disk-dir accepted a download workload")
+	}
+}

@@ -35,7 +35,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	switch {
 	case cfg.List:
-		for _, w := range workloads() {
+		for _, w := range cfg.workloads {
 			fmt.Fprintf(stdout, "%-15s %s\n", w.name, w.summary)
 		}
 		return nil
@@ -54,6 +54,8 @@ func mainNullServer(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.IntVar(&nc.Pages, "pages", 3, "pages a query with $top returns before its continuation ends (1-1000)")
 	fs.IntVar(&nc.ScanSize, "scan-size", 100, "entities a query without $top returns, in one page (1-1000)")
 	lifetime := fs.Duration("lifetime", 30*time.Minute, "stop after this long (at most 24h)")
+	fs.StringVar(&nc.BlobAddr, "blob-addr", "", "also answer the Blob workloads' requests on this address (path style)")
+	fs.IntVar(&nc.ListBlobs, "list-blobs", 100000, "blobs a container listing on --blob-addr returns (1-5000000)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -66,6 +68,9 @@ func mainNullServer(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	if nc.Pages < 1 || nc.Pages > 1000 || nc.ScanSize < 1 || nc.ScanSize > maxPageSize {
 		errs = append(errs, errors.New("--pages and --scan-size must be between 1 and 1000"))
+	}
+	if nc.ListBlobs < 1 || nc.ListBlobs > maxNullList {
+		errs = append(errs, fmt.Errorf("--list-blobs must be between 1 and %d", maxNullList))
 	}
 	if *lifetime <= 0 || *lifetime > 24*time.Hour {
 		errs = append(errs, errors.New("--lifetime must be between 0 and 24h"))
@@ -83,8 +88,25 @@ func serveNull(ctx context.Context, addr string, nc NullConfig, lifetime time.Du
 	}
 	ctx, cancel := context.WithTimeout(ctx, lifetime)
 	defer cancel()
-	fmt.Fprintf(stdout, "null server listening on %s (stops after %v)\n", ln.Addr(), lifetime)
-	return NullServer(ctx, ln, nc)
+	if nc.BlobAddr == "" {
+		fmt.Fprintf(stdout, "null server listening on %s (stops after %v)\n", ln.Addr(), lifetime)
+		return NullServer(ctx, ln, nc)
+	}
+	bln, err := net.Listen("tcp", nc.BlobAddr)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("null server: blob: %w", err)
+	}
+	fmt.Fprintf(stdout, "null server listening on %s, Blob on %s (stops after %v)\n", ln.Addr(), bln.Addr(), lifetime)
+	blobDone := make(chan error, 1)
+	go func() {
+		err := NullBlobServer(ctx, bln, nc.ListBlobs)
+		cancel() // one listener failing stops the other
+		blobDone <- err
+	}()
+	err = NullServer(ctx, ln, nc)
+	cancel()
+	return errors.Join(err, <-blobDone)
 }
 
 // ErrInterrupted is returned when Ctrl-C (ctx) cut the run short; the results so far have
@@ -94,16 +116,38 @@ var ErrInterrupted = errors.New("bench interrupted; results so far are above")
 // runBench runs every selected workload on every target and prints the results. Each error
 // is printed once, in the table; the returned error only summarises.
 func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
-	targets := []*target{{label: cfg.Label, conn: cfg.conn, pid: cfg.PID}}
+	var targets []*target
+	if cfg.Conn == "" { // --disk-dir alone
+		targets = append(targets, &target{label: cfg.Label, pid: cfg.PID, diskDir: cfg.DiskDir})
+	} else {
+		targets = append(targets, &target{label: cfg.Label, conn: cfg.conn, pid: cfg.PID, alsoPID: cfg.AlsoPID, dbPID: cfg.DBPID})
+	}
 	if cfg.hasCompare {
-		targets = append(targets, &target{label: cfg.CompareLabel, conn: cfg.compareConn, pid: cfg.ComparePID})
+		targets = append(targets, &target{label: cfg.CompareLabel, conn: cfg.compareConn, pid: cfg.ComparePID, dbPID: cfg.CompareDBPID})
+	}
+	// Ceilings run in the same rounds, after the endpoints under test.
+	if cfg.CeilingConn != "" {
+		targets = append(targets, &target{label: cfg.CeilingLabel, conn: cfg.ceilingConn, pid: cfg.CeilingPID, ceiling: true})
+	}
+	if cfg.DiskDir != "" && cfg.Conn != "" {
+		targets = append(targets, &target{label: "disk", diskDir: cfg.DiskDir, ceiling: true})
 	}
 	for _, t := range targets {
+		if t.diskDir != "" {
+			continue
+		}
 		svc, err := newServiceClient(t.conn, cfg.Concurrency)
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.label, err)
 		}
 		t.svc = svc
+	}
+	if cfg.AlsoConn != "" {
+		also, err := newServiceClient(cfg.alsoConn, cfg.Concurrency)
+		if err != nil {
+			return fmt.Errorf("--also: %w", err)
+		}
+		targets[0].also = also
 	}
 
 	out := stdout
@@ -147,9 +191,12 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error 
 	table.header()
 	if cfg.Table != "" && !cfg.SkipPreload {
 		for _, t := range targets {
+			if t.diskDir != "" {
+				continue
+			}
 			r := &Result{Target: t.label, Endpoint: t.conn.Endpoint, Workload: "preload",
 				Concurrency: preloadWorkers(cfg), EntitySize: cfg.EntitySize, Preload: cfg.Preload,
-				UniqueData: cfg.UniqueData, ServerPID: t.pid}
+				UniqueData: cfg.UniqueData, ServerPID: t.pid, hasDB: t.dbPID != 0}
 			p, err := loadNamedTable(ctx, cfg, t, prog)
 			if ctx.Err() != nil {
 				if p.elapsed > 0 {
@@ -182,8 +229,14 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error 
 		for i, t := range targets {
 			results[i] = &Result{Target: t.label, Endpoint: t.conn.Endpoint, Workload: wl.name,
 				Concurrency: cfg.Concurrency, EntitySize: cfg.EntitySize, Preload: cfg.Preload,
-				UniqueData: cfg.UniqueData, ServerPID: t.pid}
-			if wl.layout == layoutEmpty {
+				UniqueData: cfg.UniqueData, ServerPID: t.pid, hasDB: t.dbPID != 0, BlobSize: wl.size}
+			switch {
+			case wl.blob:
+				results[i].EntitySize, results[i].Preload, results[i].UniqueData = 0, 0, false
+				if wl.name == "blob-list" {
+					results[i].Preload = cfg.ListPreload
+				}
+			case wl.layout == layoutEmpty:
 				results[i].Preload, results[i].UniqueData = 0, false
 			}
 		}
@@ -195,8 +248,8 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error 
 				if round%2 == 1 { // alternate which endpoint goes first
 					i = len(targets) - 1 - k
 				}
-				if results[i].FailedToRun != "" {
-					continue
+				if results[i].FailedToRun != "" || targets[i].diskDir != "" && !wl.upload {
+					continue // the disk ceiling exists only for uploads
 				}
 				p, err := runWorkload(ctx, cfg, targets[i], wl, seed, prog)
 				if ctx.Err() != nil {
@@ -230,7 +283,7 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) error 
 				return err
 			}
 		}
-		if len(results) == 2 && results[0].FailedToRun == "" && results[1].FailedToRun == "" &&
+		if cfg.hasCompare && results[0].FailedToRun == "" && results[1].FailedToRun == "" &&
 			results[0].measuredPhases > 0 && results[1].measuredPhases > 0 {
 			rt := newRatio(results[0], results[1])
 			ratios = append(ratios, rt)

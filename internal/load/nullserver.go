@@ -18,6 +18,10 @@ type NullConfig struct {
 	// ScanSize is how many entities a query without $top returns, in one page (default 100, at
 	// most 1000). The bench pages with $top and scans without it, so this mimics a selective scan.
 	ScanSize int
+	// BlobAddr, when set, is a second listener that answers the Blob workloads (path
+	// style); a listing there returns ListBlobs empty blobs.
+	BlobAddr  string
+	ListBlobs int
 }
 
 func (c NullConfig) withDefaults() NullConfig {
@@ -57,7 +61,7 @@ const shutdownGrace = 5 * time.Second
 // otherwise make the "ceiling" lower than what Tablo itself reaches.
 func NullServer(ctx context.Context, ln net.Listener, cfg NullConfig) error {
 	h := newNullHandler(cfg)
-	srv := &httpserve.Server{HTTP: &fasthttp.Server{
+	return serveUntilDone(ctx, ln, &httpserve.Server{HTTP: &fasthttp.Server{
 		Handler:              h.serve,
 		ErrorHandler:         h.requestError,
 		Name:                 "Tablo-null",
@@ -67,7 +71,11 @@ func NullServer(ctx context.Context, ln net.Listener, cfg NullConfig) error {
 		ReadTimeout:          10 * time.Second,
 		IdleTimeout:          2 * time.Minute,
 		CloseOnShutdown:      true,
-	}}
+	}})
+}
+
+// serveUntilDone serves srv on ln until ctx ends, then shuts it down gracefully.
+func serveUntilDone(ctx context.Context, ln net.Listener, srv *httpserve.Server) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {

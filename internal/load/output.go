@@ -22,7 +22,7 @@ var resultColumns = []struct {
 	width int
 }{
 	{"conc", 4}, {"ops", 10}, {"errors", 7}, {"secs", 8}, {"ops/s", 10}, {"entities/s", 11},
-	{"p50 ms", 9}, {"p99 ms", 9}, {"srv cpu", 8}, {"ops/cpu-s", 10},
+	{"p50 ms", 9}, {"p99 ms", 9}, {"srv cpu", 8}, {"ops/cpu-s", 10}, {"MB/s", 8},
 }
 
 func newResultTable(w io.Writer, workloads, targets []string) *resultTable {
@@ -54,7 +54,10 @@ func (t *resultTable) row(r *Result) {
 		strconv.Itoa(r.Concurrency), strconv.FormatInt(r.Ops, 10), strconv.FormatInt(r.Errors, 10),
 		strconv.FormatFloat(r.Seconds, 'f', 2, 64), strconv.FormatFloat(r.OpsPerSec, 'f', 1, 64),
 		strconv.FormatFloat(r.EntsPerSec, 'f', 1, 64), strconv.FormatFloat(r.P50Ms, 'f', 3, 64),
-		strconv.FormatFloat(r.P99Ms, 'f', 3, 64), optFloat(r.ServerCPU, 2), optFloat(r.OpsPerCPUSec, 1),
+		strconv.FormatFloat(r.P99Ms, 'f', 3, 64), optFloat(r.ServerCPU, 2), optFloat(r.OpsPerCPUSec, 1), "-",
+	}
+	if r.BlobSize > 0 {
+		cells[len(cells)-1] = strconv.FormatFloat(r.MBPerSec, 'f', 1, 64)
 	}
 	for i, c := range cells {
 		fmt.Fprintf(t.w, " %*s", resultColumns[i].width, c)

@@ -141,7 +141,7 @@ func runQueueWorkload(ctx context.Context, cfg *config, t *target, wl workload, 
 		pc.Concurrency = preloadWorkers(cfg)
 		unmeasured := *t
 		unmeasured.pid = 0
-		p, err := measure(ctx, &pc, &unmeasured, queuePreloadWorkload(), nil, qc, 0, prog)
+		p, err := measure(ctx, &pc, &unmeasured, queuePreloadWorkload(), workerState{queue: qc}, 0, prog)
 		if err == nil && p.errors > 0 {
 			err = fmt.Errorf("put: %s", p.firstErr)
 		}
@@ -149,5 +149,5 @@ func runQueueWorkload(ctx context.Context, cfg *config, t *target, wl workload, 
 			return phase{}, fmt.Errorf("preload %s: %w", name, err)
 		}
 	}
-	return measure(ctx, cfg, t, wl, nil, qc, seed, prog)
+	return measure(ctx, cfg, t, wl, workerState{queue: qc}, seed, prog)
 }

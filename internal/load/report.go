@@ -19,26 +19,36 @@ const maxJSONLine = 1 << 20
 
 // ReportOptions says how to lay out the markdown report.
 type ReportOptions struct {
-	Ceiling string // label of the null-server results; throughput is shown as a fraction of it
+	// Ceiling is the label of the null-server results, or several comma-separated ceilings
+	// (null,disk); throughput is shown as a fraction of the lowest one measured for the row.
+	Ceiling string
 	RatioA  string // with RatioB: add A/B columns (throughput and ops per server CPU-second)
 	RatioB  string
+	// More are further A/B pairs, each adding its columns after RatioA/RatioB's.
+	More [][2]string
 }
 
 func mainReport(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("tablo bench report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var opt ReportOptions
-	fs.StringVar(&opt.Ceiling, "ceiling", "", "label of the null-server results (throughput is shown as a fraction of it)")
-	ratio := fs.String("ratio", "", "A/B: add columns comparing labels A and B")
+	fs.StringVar(&opt.Ceiling, "ceiling", "", "label of the null-server results, or comma-separated ceiling labels (throughput is shown as a fraction of the lowest)")
+	ratio := fs.String("ratio", "", "A/B[,C/D...]: add columns comparing labels A and B (and C and D, ...)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *ratio != "" {
-		a, b, ok := strings.Cut(*ratio, "/")
-		if !ok || a == "" || b == "" {
-			return fmt.Errorf("--ratio %q: want A/B", *ratio)
+		for i, pair := range strings.Split(*ratio, ",") {
+			a, b, ok := strings.Cut(pair, "/")
+			if !ok || a == "" || b == "" {
+				return fmt.Errorf("--ratio %q: want A/B[,C/D...]", *ratio)
+			}
+			if i == 0 {
+				opt.RatioA, opt.RatioB = a, b
+			} else {
+				opt.More = append(opt.More, [2]string{a, b})
+			}
 		}
-		opt.RatioA, opt.RatioB = a, b
 	}
 	if fs.NArg() == 0 {
 		return errors.New("report: give one or more JSON-lines files")
@@ -114,49 +124,91 @@ func WriteReport(w io.Writer, results []Result, opt ReportOptions) error {
 	if len(keys) == 0 {
 		return errors.New("report: no results")
 	}
-	// The ceiling goes first; rows follow the bench's workload order, then concurrency.
-	if i := slices.Index(labels, opt.Ceiling); i > 0 {
-		labels = append([]string{opt.Ceiling}, slices.Delete(labels, i, i+1)...)
+	// The ceilings go first; rows follow the bench's workload order, then concurrency.
+	var ceilings []string
+	if opt.Ceiling != "" {
+		ceilings = strings.Split(opt.Ceiling, ",")
+	}
+	for j := len(ceilings) - 1; j >= 0; j-- {
+		if i := slices.Index(labels, ceilings[j]); i > 0 {
+			labels = append([]string{ceilings[j]}, slices.Delete(labels, i, i+1)...)
+		}
 	}
 	order := make(map[string]int)
-	for i, wl := range workloads() {
+	blobRows := false
+	for i, wl := range allWorkloads() {
 		order[wl.name] = i
+	}
+	for _, k := range keys {
+		blobRows = blobRows || strings.HasPrefix(k.workload, "blob-")
+	}
+	// throughput is MB/s for a blob transfer of 1 MiB or more, operations/s otherwise (a
+	// 1 KiB blob's cost is per operation).
+	throughput := func(r *Result) float64 {
+		if r.BlobSize >= 1<<20 {
+			return r.MBPerSec
+		}
+		return r.OpsPerSec
+	}
+	// lowestCeiling is the lowest ceiling measured for row k (0: none).
+	lowestCeiling := func(k reportKey) float64 {
+		low := 0.0
+		for _, c := range ceilings {
+			if r := byKey[k][c]; r != nil && throughput(r) > 0 && (low == 0 || throughput(r) < low) {
+				low = throughput(r)
+			}
+		}
+		return low
 	}
 	slices.SortStableFunc(keys, func(a, b reportKey) int {
 		return cmp.Or(cmp.Compare(order[a.workload], order[b.workload]), cmp.Compare(a.concurrency, b.concurrency))
 	})
 	ratio := opt.RatioA != "" && opt.RatioB != ""
+	var pairs [][2]string
+	if ratio {
+		pairs = append([][2]string{{opt.RatioA, opt.RatioB}}, opt.More...)
+	}
 
 	var b strings.Builder
 	// Throughput.
 	b.WriteString("### Throughput (operations/s")
-	if opt.Ceiling != "" {
+	if blobRows {
+		b.WriteString("; MB/s for blob uploads and downloads of 1 MiB and more")
+	}
+	switch {
+	case len(ceilings) == 1:
 		b.WriteString("; in parentheses the fraction of the " + opt.Ceiling + " ceiling")
+	case len(ceilings) > 1:
+		b.WriteString("; in parentheses the fraction of the lower of the " + strings.Join(ceilings, " and ") + " ceilings")
 	}
 	b.WriteString(")\n\n")
 	head := []string{"workload", "conc"}
 	head = append(head, labels...)
 	if ratio {
-		head = append(head, opt.RatioA+"/"+opt.RatioB)
+		for _, p := range pairs {
+			head = append(head, p[0]+"/"+p[1])
+		}
 	}
 	writeMDRow(&b, head)
 	writeMDSep(&b, len(head))
 	for _, k := range keys {
 		row := []string{k.workload, strconv.Itoa(k.concurrency)}
-		ceil := byKey[k][opt.Ceiling]
+		ceil := lowestCeiling(k)
 		for _, l := range labels {
 			r := byKey[k][l]
 			switch {
 			case r == nil:
 				row = append(row, "-")
-			case ceil != nil && l != opt.Ceiling && ceil.OpsPerSec > 0:
-				row = append(row, fmt.Sprintf("%.0f (%.2f)", r.OpsPerSec, r.OpsPerSec/ceil.OpsPerSec))
+			case ceil > 0 && !slices.Contains(ceilings, l):
+				row = append(row, fmt.Sprintf("%.0f (%.2f)", throughput(r), throughput(r)/ceil))
 			default:
-				row = append(row, fmt.Sprintf("%.0f", r.OpsPerSec))
+				row = append(row, fmt.Sprintf("%.0f", throughput(r)))
 			}
 		}
 		if ratio {
-			row = append(row, ratioCell(byKey[k][opt.RatioA], byKey[k][opt.RatioB], func(r *Result) *float64 { return &r.OpsPerSec }))
+			for _, p := range pairs {
+				row = append(row, ratioCell(byKey[k][p[0]], byKey[k][p[1]], func(r *Result) *float64 { return &r.OpsPerSec }))
+			}
 		}
 		writeMDRow(&b, row)
 	}
@@ -212,7 +264,9 @@ func WriteReport(w io.Writer, results []Result, opt ReportOptions) error {
 		b.WriteString("\n### Server efficiency (operations per server CPU-second; entities per CPU-second in parentheses)\n\n")
 		head = append([]string{"workload", "conc"}, cpuLabels...)
 		if ratio {
-			head = append(head, opt.RatioA+"/"+opt.RatioB)
+			for _, p := range pairs {
+				head = append(head, p[0]+"/"+p[1])
+			}
 		}
 		writeMDRow(&b, head)
 		writeMDSep(&b, len(head))
@@ -220,13 +274,20 @@ func WriteReport(w io.Writer, results []Result, opt ReportOptions) error {
 			row := []string{k.workload, strconv.Itoa(k.concurrency)}
 			for _, l := range cpuLabels {
 				if r := byKey[k][l]; r != nil && r.OpsPerCPUSec != nil {
-					row = append(row, fmt.Sprintf("%.0f (%.0f)", *r.OpsPerCPUSec, *r.EntsPerCPUSec))
+					cell := fmt.Sprintf("%.0f (%.0f)", *r.OpsPerCPUSec, *r.EntsPerCPUSec)
+					if r.DBCPU != nil && r.ServerCPU != nil && *r.ServerCPU > 0 {
+						// The database's share of the CPU (--db-pid), so the front end's is the rest.
+						cell += fmt.Sprintf(", db %.0f%%", 100**r.DBCPU / *r.ServerCPU)
+					}
+					row = append(row, cell)
 				} else {
 					row = append(row, "-")
 				}
 			}
 			if ratio {
-				row = append(row, ratioCell(byKey[k][opt.RatioA], byKey[k][opt.RatioB], func(r *Result) *float64 { return r.OpsPerCPUSec }))
+				for _, p := range pairs {
+					row = append(row, ratioCell(byKey[k][p[0]], byKey[k][p[1]], func(r *Result) *float64 { return r.OpsPerCPUSec }))
+				}
 			}
 			writeMDRow(&b, row)
 		}

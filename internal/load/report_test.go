@@ -37,6 +37,31 @@ func TestWriteReport(t *testing.T) {
 	}
 }
 
+// TestReportDatabaseShareAndPairs: a result measured with --db-pid shows the database's share
+// of the server CPU, and every --ratio pair gets its columns.
+func TestReportDatabaseShareAndPairs(t *testing.T) {
+	results := []Result{
+		{Kind: "result", Target: "pg", Workload: "get", Concurrency: 4, OpsPerSec: 600, EntsPerSec: 600, OpsPerCPUSec: f64(3000), EntsPerCPUSec: f64(3000), ServerCPU: f64(2), DBCPU: f64(0.8)},
+		{Kind: "result", Target: "pebble", Workload: "get", Concurrency: 4, OpsPerSec: 1000, EntsPerSec: 1000, OpsPerCPUSec: f64(6000), EntsPerCPUSec: f64(6000), ServerCPU: f64(1)},
+		{Kind: "result", Target: "azurite", Workload: "get", Concurrency: 4, OpsPerSec: 200, EntsPerSec: 200, OpsPerCPUSec: f64(1000), EntsPerCPUSec: f64(1000), ServerCPU: f64(1)},
+	}
+	var b bytes.Buffer
+	opt := ReportOptions{RatioA: "pg", RatioB: "pebble", More: [][2]string{{"pg", "azurite"}}}
+	if err := WriteReport(&b, results, opt); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"| workload | conc | pg | pebble | azurite | pg/pebble | pg/azurite |",
+		"| get | 4 | 600 | 1000 | 200 | 0.60 | 3.00 |",
+		"| get | 4 | 3000 (3000), db 40% | 6000 (6000) | 1000 (1000) | 0.50 | 3.00 |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestReadResultsSkipsOtherKinds(t *testing.T) {
 	in := `{"kind":"result","target":"a","workload":"get","concurrency":1,"ops":5}
 

@@ -27,10 +27,16 @@ type Result struct {
 	MeanMs      float64 `json:"mean_ms"`
 	MaxMs       float64 `json:"max_ms"`
 	ClientCPU   float64 `json:"client_cpu_s"`
+	// BlobSize is the bytes one operation of a blob transfer workload moves; MBPerSec is the
+	// resulting throughput (10^6 bytes per second).
+	BlobSize int64   `json:"blob_size,omitempty"`
+	MBPerSec float64 `json:"mb_per_s,omitempty"`
 	// Server CPU fields are present only when --pid (or --compare-pid) was given.
-	ServerPID       int      `json:"server_pid,omitempty"`
-	ServerCPU       *float64 `json:"server_cpu_s,omitempty"`
-	OpsPerCPUSec    *float64 `json:"ops_per_cpu_s,omitempty"`
+	ServerPID    int      `json:"server_pid,omitempty"`
+	ServerCPU    *float64 `json:"server_cpu_s,omitempty"`
+	OpsPerCPUSec *float64 `json:"ops_per_cpu_s,omitempty"`
+	// DBCPU is the part of ServerCPU a database behind the server used (--db-pid).
+	DBCPU           *float64 `json:"db_cpu_s,omitempty"`
 	EntsPerCPUSec   *float64 `json:"entities_per_cpu_s,omitempty"`
 	Aborted         bool     `json:"aborted,omitempty"`     // stopped by --max-errors
 	Interrupted     bool     `json:"interrupted,omitempty"` // cut short by Ctrl-C
@@ -39,6 +45,8 @@ type Result struct {
 	measuredPhases  int
 	hist            Histogram
 	elapsed, srvCPU time.Duration
+	dbCPU           time.Duration
+	hasDB           bool
 	cpuOK           bool
 }
 
@@ -57,6 +65,7 @@ func (r *Result) add(p phase) {
 		r.cpuOK = r.cpuOK && p.cpuOK
 	}
 	r.srvCPU += p.serverCPU
+	r.dbCPU += p.dbCPU
 	r.Aborted = r.Aborted || p.aborted
 	if r.FirstError == "" {
 		r.FirstError = p.firstErr
@@ -71,15 +80,20 @@ func (r *Result) finish() {
 	if r.Seconds > 0 {
 		r.OpsPerSec = float64(r.Ops) / r.Seconds
 		r.EntsPerSec = float64(r.Entities) / r.Seconds
+		r.MBPerSec = float64(r.Ops) * float64(r.BlobSize) / r.Seconds / 1e6
 	}
 	r.P50Ms = ms(r.hist.Quantile(0.50))
 	r.P99Ms = ms(r.hist.Quantile(0.99))
 	r.MeanMs = ms(r.hist.Mean())
 	r.MaxMs = ms(r.hist.Max())
-	r.ServerCPU, r.OpsPerCPUSec, r.EntsPerCPUSec = nil, nil, nil
+	r.ServerCPU, r.OpsPerCPUSec, r.EntsPerCPUSec, r.DBCPU = nil, nil, nil, nil
 	if r.ServerPID != 0 && r.cpuOK && r.measuredPhases > 0 {
 		cpu := r.srvCPU.Seconds()
 		r.ServerCPU = &cpu
+		if r.hasDB {
+			db := r.dbCPU.Seconds()
+			r.DBCPU = &db
+		}
 		if cpu > 0 {
 			o, e := float64(r.Ops)/cpu, float64(r.Entities)/cpu
 			r.OpsPerCPUSec, r.EntsPerCPUSec = &o, &e

@@ -12,6 +12,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 )
 
@@ -20,8 +21,26 @@ type target struct {
 	label string
 	conn  ConnInfo
 	pid   int // server process for CPU accounting; 0 = none
-	svc   *aztables.ServiceClient
-	qsvc  *azqueue.ServiceClient // made on the first queue workload
+	// alsoPID is a second front end's process, dbPID a database's main process (with its
+	// children): both count as the server's CPU; 0 = none.
+	alsoPID, dbPID int
+	svc            *aztables.ServiceClient
+	// also is a second front end of the same service: odd-numbered workers use it.
+	also *aztables.ServiceClient
+	qsvc *azqueue.ServiceClient // made on the first queue workload
+	bsvc *service.Client        // made on the first blob workload
+	// diskDir makes this the disk ceiling (--disk-dir): uploads are written and fsynced to
+	// files here, and no endpoint is involved.
+	diskDir string
+	ceiling bool // measured beside the endpoints under test, not compared with them
+}
+
+// workerState is what a workload's workers operate on: a table, a queue, or a container.
+type workerState struct {
+	client *aztables.Client
+	table  string // the table's name, so a second front end can reach the same table
+	queue  *azqueue.QueueClient
+	blob   blobWorker
 }
 
 // phase is what one measured run of one workload against one target produced.
@@ -32,7 +51,8 @@ type phase struct {
 	errors    int64
 	elapsed   time.Duration
 	serverCPU time.Duration
-	cpuOK     bool // serverCPU is valid (pid given and readable before and after)
+	dbCPU     time.Duration // the part of serverCPU the database used
+	cpuOK     bool          // serverCPU is valid (pid given and readable before and after)
 	clientCPU time.Duration
 	firstErr  string
 	aborted   bool // stopped by the error budget
@@ -46,11 +66,13 @@ type live struct {
 // runWorkload runs one workload on t. Without --table it creates a fresh table, preloads it,
 // measures and deletes the table again; with --table it measures the named table as it is.
 func runWorkload(ctx context.Context, cfg *config, t *target, wl workload, seed uint64, prog *progress) (phase, error) {
-	if wl.queue {
+	switch {
+	case wl.queue:
 		return runQueueWorkload(ctx, cfg, t, wl, seed, prog)
-	}
-	if cfg.Table != "" {
-		return measure(ctx, cfg, t, wl, t.svc.NewClient(cfg.Table), nil, seed, prog)
+	case wl.blob:
+		return runBlobWorkload(ctx, cfg, t, wl, seed, prog)
+	case cfg.Table != "":
+		return measure(ctx, cfg, t, wl, workerState{client: t.svc.NewClient(cfg.Table), table: cfg.Table}, seed, prog)
 	}
 	table := tableName(wl.name, seed)
 	if err := withTimeout(ctx, cfg.OpTimeout, func(ctx context.Context) error {
@@ -69,12 +91,21 @@ func runWorkload(ctx context.Context, cfg *config, t *target, wl workload, seed 
 	client := t.svc.NewClient(table)
 	if l := cfg.layoutOf(wl); l != layoutEmpty {
 		unmeasured := *t
-		unmeasured.pid = 0 // this preload is not reported, so it must not fail on CPU accounting
+		unmeasured.pid, unmeasured.alsoPID, unmeasured.dbPID = 0, 0, 0 // not reported: must not fail on CPU accounting
 		if _, err := preload(ctx, cfg, &unmeasured, client, l, prog); err != nil {
 			return phase{}, fmt.Errorf("preload %s: %s", table, describeError(err))
 		}
 	}
-	return measure(ctx, cfg, t, wl, client, nil, seed, prog)
+	return measure(ctx, cfg, t, wl, workerState{client: client, table: table}, seed, prog)
+}
+
+// clientFor is the table client worker id uses: with a second front end, odd workers
+// reach the table through it.
+func (t *target) clientFor(id int, client *aztables.Client, table string) *aztables.Client {
+	if t.also != nil && id%2 == 1 && table != "" {
+		return t.also.NewClient(table)
+	}
+	return client
 }
 
 // loadNamedTable creates the --table table on t (it must not exist yet) and fills it; the phase
@@ -91,7 +122,7 @@ func loadNamedTable(ctx context.Context, cfg *config, t *target, prog *progress)
 
 // measure runs cfg.Concurrency workers until the op count, the duration, the error budget or ctx
 // ends the phase. Operations in flight when the duration ends are allowed to finish.
-func measure(ctx context.Context, cfg *config, t *target, wl workload, client *aztables.Client, qc *azqueue.QueueClient, seed uint64, prog *progress) (phase, error) {
+func measure(ctx context.Context, cfg *config, t *target, wl workload, st workerState, seed uint64, prog *progress) (phase, error) {
 	var (
 		lv       live
 		claimed  atomic.Int64
@@ -104,7 +135,7 @@ func measure(ctx context.Context, cfg *config, t *target, wl workload, client *a
 	data := payload(cfg.EntitySize)
 	prog.set(wl.name, t.label, &lv)
 
-	cpu0, err0 := serverCPU(t.pid)
+	cpu0, db0, err0 := t.serverCPU()
 	client0, _ := ReadProcessCPU(0)
 	start := time.Now()
 	if cfg.Duration > 0 {
@@ -115,7 +146,7 @@ func measure(ctx context.Context, cfg *config, t *target, wl workload, client *a
 		go func() {
 			defer wg.Done()
 			w := &worker{
-				id: id, rng: rand.New(rand.NewPCG(seed, uint64(id))), client: client, queue: qc,
+				id: id, rng: rand.New(rand.NewPCG(seed, uint64(id))), client: t.clientFor(id, st.client, st.table), queue: st.queue, blob: st.blob,
 				preload: cfg.Preload, key: keyFunc(cfg.layoutOf(wl)), data: data,
 			}
 			var (
@@ -168,9 +199,9 @@ func measure(ctx context.Context, cfg *config, t *target, wl workload, client *a
 	res.elapsed = time.Since(start)
 	client1, _ := ReadProcessCPU(0)
 	res.clientCPU = client1 - client0
-	cpu1, err1 := serverCPU(t.pid)
+	cpu1, db1, err1 := t.serverCPU()
 	if t.pid != 0 && err0 == nil && err1 == nil {
-		res.serverCPU, res.cpuOK = cpu1-cpu0, true
+		res.serverCPU, res.dbCPU, res.cpuOK = cpu1-cpu0, db1-db0, true
 	}
 	res.aborted = stop.Load()
 	prog.set("", "", nil)
@@ -180,11 +211,28 @@ func measure(ctx context.Context, cfg *config, t *target, wl workload, client *a
 	return res, ctx.Err()
 }
 
-func serverCPU(pid int) (time.Duration, error) {
-	if pid == 0 {
-		return 0, nil
+// serverCPU is the CPU the target's processes have used so far: the server, a second front
+// end, and the database (also returned on its own).
+func (t *target) serverCPU() (total, db time.Duration, err error) {
+	if t.pid == 0 {
+		return 0, 0, nil
 	}
-	return ReadProcessCPU(pid)
+	if total, err = ReadProcessCPU(t.pid); err != nil {
+		return 0, 0, err
+	}
+	if t.alsoPID != 0 {
+		also, err := ReadProcessCPU(t.alsoPID)
+		if err != nil {
+			return 0, 0, err
+		}
+		total += also
+	}
+	if t.dbPID != 0 {
+		if db, err = ReadProcessTreeCPU(t.dbPID); err != nil {
+			return 0, 0, err
+		}
+	}
+	return total + db, db, nil
 }
 
 // preload fills client's table with cfg.Preload entities of layout l in batchSize-entity
@@ -198,7 +246,7 @@ func preload(ctx context.Context, cfg *config, t *target, client *aztables.Clien
 	pc := *cfg
 	pc.Ops, pc.Duration, pc.MaxErrors = int64(batches), 0, 1
 	pc.Concurrency = preloadWorkers(cfg)
-	p, err := measure(ctx, &pc, t, preloadWorkload(cfg.Preload, l, cfg.UniqueData), client, nil, 0, prog)
+	p, err := measure(ctx, &pc, t, preloadWorkload(cfg.Preload, l, cfg.UniqueData), workerState{client: client}, 0, prog)
 	if err == nil && p.errors > 0 {
 		err = fmt.Errorf("batch insert: %s", p.firstErr)
 	}

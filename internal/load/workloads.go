@@ -19,6 +19,7 @@ const (
 	layoutSpread        // Preload entities, 100 per partition (spreadKey)
 	layoutPage          // Preload entities, all in partition "page"
 	layoutQueue         // Preload messages into a fresh queue
+	layoutBlobs         // Preload blobs into a fresh container
 )
 
 // Limits on one operation's paging, so a misbehaving server cannot keep a worker forever.
@@ -36,7 +37,12 @@ type workload struct {
 	layout  layout
 	// queue marks a Queue service workload (w.queue is its client, w.client nil).
 	queue bool
-	op    func(ctx context.Context, w *worker) (int, error)
+	// blob marks a Blob service workload (w.blob is its state); size is the bytes one
+	// operation moves (0: not a transfer), upload that it writes them.
+	blob   bool
+	size   int64
+	upload bool
+	op     func(ctx context.Context, w *worker) (int, error)
 }
 
 // worker is one client goroutine's state. Nothing in it is shared.
@@ -45,6 +51,7 @@ type worker struct {
 	rng     *rand.Rand
 	client  *aztables.Client
 	queue   *azqueue.QueueClient
+	blob    blobWorker
 	preload int                         // entities preloaded in the table
 	key     func(i int) (pk, rk string) // keys of preloaded entity i
 	data    string                      // Data property of written entities
@@ -67,15 +74,22 @@ func workloads() []workload {
 	}
 }
 
+// allWorkloads is every workload of every service, in the order reports list them.
+func allWorkloads() []workload {
+	return append(append(workloads(), queueWorkloads()...), blobWorkloads()...)
+}
+
 // selectWorkloads resolves a comma-separated list: "all" or empty means every Table
-// workload, "queue" every Queue workload; names may mix both.
+// workload, "queue" every Queue workload, "blob" every Blob workload; names may mix them.
 func selectWorkloads(list string) ([]workload, error) {
-	all := append(workloads(), queueWorkloads()...)
-	if list == "" || list == "all" {
+	all := allWorkloads()
+	switch list {
+	case "", "all":
 		return workloads(), nil
-	}
-	if list == "queue" {
+	case "queue":
 		return queueWorkloads(), nil
+	case "blob":
+		return blobWorkloads(), nil
 	}
 	var out []workload
 	seen := make(map[string]bool)
@@ -103,10 +117,10 @@ func selectWorkloads(list string) ([]workload, error) {
 
 func workloadNames() string {
 	var names []string
-	for _, w := range append(workloads(), queueWorkloads()...) {
+	for _, w := range allWorkloads() {
 		names = append(names, w.name)
 	}
-	return strings.Join(names, ", ") + " (all = the Table workloads; queue = the Queue workloads)"
+	return strings.Join(names, ", ") + " (all = the Table workloads; queue = the Queue workloads; blob = the Blob workloads)"
 }
 
 // uniqueRowKey is unique across workers and operations within one table.

@@ -13,6 +13,8 @@ import (
 // so Get Queue Metadata reads one key instead of counting a queue of any depth. Every
 // writer of a queue's messages holds the queue's lock, so the count is read-modify-written
 // without races; qstate caches it (guarded by that lock) so writers do not read the key.
+// On a shared store that lock orders this process's writers only, so the cache is off and
+// every writer reads the key in its serializable transaction.
 
 // countUnknown marks a cached count that must be read from the store first.
 const countUnknown = -1
@@ -26,7 +28,9 @@ func (s *Service) addCount(ctx context.Context, tx store.Txn, qid uint64, delta 
 	}
 	st := s.state(qid)
 	c := st.count.Load()
-	if c == countUnknown {
+	if c == countUnknown || s.shared {
+		// On a shared store other processes change the count: it is read inside the
+		// transaction every time (a serializable read-modify-write).
 		var err error
 		if c, err = s.readCount(ctx, tx.Get, qid); err != nil {
 			return err

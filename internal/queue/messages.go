@@ -1,11 +1,13 @@
 package queue
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -116,6 +118,9 @@ func (s *Service) PutMessage(ctx context.Context, account, name, text string, vi
 	if visibilityTimeout < 0 || visibilityTimeout > maxVT {
 		return Message{}, outOfRange("visibilitytimeout", visibilityTimeout, 0, maxVT)
 	}
+	if err := s.ensureNode(ctx); err != nil {
+		return Message{}, err
+	}
 	var out Message
 	err := s.withQueue(ctx, account, name, func(tx store.Txn, qid uint64) error {
 		now := s.clock()
@@ -178,6 +183,8 @@ func checkCount(n int) error {
 type reader struct {
 	scan func(ctx context.Context, start, end []byte, fn func(k, v []byte) (bool, error)) error
 	get  func(key []byte) ([]byte, error)
+	// lookup, when set, reads several keys (ascending) in one call (Txn.Lookup).
+	lookup func(keys [][]byte, fn func(i int, value []byte, found bool) error) error
 }
 
 func (s *Service) storeReader(ctx context.Context) reader {
@@ -215,8 +222,33 @@ func walkVisible(ctx context.Context, r reader, qid uint64, from position, now i
 		if err != nil || len(batch) == 0 {
 			return end0, err
 		}
+		get := r.get
+		if r.lookup != nil && len(batch) > 1 {
+			// One round trip for the batch's messages instead of one each.
+			ks := make([][]byte, len(batch))
+			for i, e := range batch {
+				ks[i] = keys.QueueMessage(qid, e.seq)
+			}
+			slices.SortFunc(ks, bytes.Compare)
+			got := make(map[string][]byte, len(ks))
+			err := r.lookup(ks, func(i int, v []byte, found bool) error {
+				if found {
+					got[string(ks[i])] = bytes.Clone(v)
+				}
+				return nil
+			})
+			if err != nil {
+				return position{}, err
+			}
+			get = func(k []byte) ([]byte, error) {
+				if v, ok := got[string(k)]; ok {
+					return v, nil
+				}
+				return nil, store.ErrNotFound
+			}
+		}
 		for i, e := range batch {
-			v, err := r.get(keys.QueueMessage(qid, e.seq))
+			v, err := get(keys.QueueMessage(qid, e.seq))
 			if errors.Is(err, store.ErrNotFound) {
 				continue // an index entry without its message: nothing to return
 			}
@@ -226,6 +258,11 @@ func walkVisible(ctx context.Context, r reader, qid uint64, from position, now i
 			m, err := decodeMessage(e.seq, v)
 			if err != nil {
 				return position{}, err
+			}
+			if m.visibleAt != e.at {
+				// The message moved after the index was read (taken by a consumer the
+				// walk does not exclude: Peek's, or another process's on a shared store).
+				continue
 			}
 			if m.expires <= now {
 				if expired != nil {
@@ -269,7 +306,18 @@ func (s *Service) GetMessages(ctx context.Context, account, name string, n int, 
 		now := s.clock()
 		var taken []*message
 		var expired int64
-		newHint, err := walkVisible(ctx, s.storeReader(ctx), qid, st.load(), now, n, func(m *message) bool {
+		r := s.storeReader(ctx)
+		if s.shared {
+			// The index is read outside the transaction, but each message is read inside
+			// it: a message another process took after that read shows its new visibleAt
+			// and is skipped, and two processes taking the same message both read and
+			// write its row, so the database lets only one of them commit.
+			r.get = tx.Get
+			r.lookup = func(ks [][]byte, fn func(int, []byte, bool) error) error {
+				return tx.Lookup(ks, store.ExpectPresent, fn)
+			}
+		}
+		newHint, err := walkVisible(ctx, r, qid, s.hint(st), now, n, func(m *message) bool {
 			taken = append(taken, m)
 			return len(taken) < n
 		}, func(m *message) error { expired++; return deleteMessage(tx, qid, m) })
@@ -330,7 +378,13 @@ func (s *Service) PeekMessages(ctx context.Context, account, name string, n int)
 	if err := ValidateName(name); err != nil {
 		return nil, err
 	}
-	e, err := s.resolve(ctx, account, name)
+	var e *qentry
+	var err error
+	if s.shared {
+		e, err = s.lookupEntry(ctx, account, name)
+	} else {
+		e, err = s.resolve(ctx, account, name)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -339,14 +393,37 @@ func (s *Service) PeekMessages(ctx context.Context, account, name string, n int)
 	}
 	now := s.clock()
 	out := []Message{}
-	_, err = walkVisible(ctx, s.storeReader(ctx), e.id, s.state(e.id).load(), now, n, func(m *message) bool {
+	_, err = walkVisible(ctx, s.storeReader(ctx), e.id, s.hint(s.state(e.id)), now, n, func(m *message) bool {
 		out = append(out, s.out(e.id, m, false))
 		return len(out) < n
 	}, nil)
-	if err == nil && e.dead.Load() {
+	if err != nil {
+		return nil, err
+	}
+	if s.shared {
+		// Another process may have deleted the queue meanwhile: the answer stands only if
+		// the catalog still names the same queue (ids are never reused).
+		again, err := s.lookupEntry(ctx, account, name)
+		if err != nil {
+			return nil, err
+		}
+		if again == nil || again.id != e.id {
+			return nil, errQueueNotFound
+		}
+	} else if e.dead.Load() {
 		return nil, errQueueNotFound
 	}
-	return out, err
+	return out, nil
+}
+
+// lookupEntry reads a queue's catalog record from the store, bypassing the cache (nil when
+// the queue does not exist).
+func (s *Service) lookupEntry(ctx context.Context, account, name string) (*qentry, error) {
+	q, err := lookup(func(k []byte) ([]byte, error) { return s.st.Get(ctx, k) }, account, name)
+	if err != nil || q == nil {
+		return nil, err
+	}
+	return &qentry{id: q.id}, nil
 }
 
 // findMessage reads the message id names in queue q, checking its pop receipt; a message

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -35,8 +36,18 @@ type Service struct {
 	// last is the latest clock reading handed out (Unix ns): readings never go back, which
 	// the visibility-index hints rely on.
 	last atomic.Int64
-	// seq numbers messages: increasing, and above any number of an earlier run.
+	// seq numbers messages: increasing, and above any number of an earlier run. On a shared
+	// store it holds the tick part only (see nextSeq).
 	seq atomic.Uint64
+	// shared is set when other processes share the store (store.Traits): the visibility
+	// hints and cached counts are then off, message operations read their queue's catalog
+	// record and the messages they take inside their serializable transaction, and message
+	// numbers carry this process's node number (docs/postgres.md).
+	shared bool
+	// node is this process's number among those sharing the store (0 until allocated;
+	// shared stores only), in the low nodeBits bits of every message number it makes.
+	node   atomic.Uint64
+	nodeMu sync.Mutex
 	// states holds per-queue in-memory state (*qstate) by queue id.
 	states sync.Map
 	// catalog caches account+"\x00"+name → *qentry, so message operations find a queue's id
@@ -101,7 +112,12 @@ func New(st store.Store, o Options) *Service {
 		o.Now = time.Now
 	}
 	s := &Service{st: st, log: o.Logger, wall: o.Now, stop: make(chan struct{}), done: make(chan struct{})}
-	s.seq.Store(uint64(max(o.Now().UnixNano(), 0)))
+	s.shared = store.TraitsOf(st).Shared
+	if s.shared {
+		s.seq.Store(uint64(max(o.Now().UnixNano(), 0)) >> nodeBits)
+	} else {
+		s.seq.Store(uint64(max(o.Now().UnixNano(), 0)))
+	}
 	if o.ReapInterval == 0 {
 		o.ReapInterval = time.Second
 	}
@@ -135,14 +151,79 @@ func (s *Service) clock() int64 {
 	}
 }
 
+// Shared reports whether other processes share the store, so that callers keep no
+// unvalidated cache of what it holds (the service properties).
+func (s *Service) Shared() bool { return s != nil && s.shared }
+
+// nodeBits is how many low bits of a message number name the process that made it, on a
+// shared store: 65,535 processes (node numbers are handed out in turn and wrap around) and a
+// tick of 2^16 ns (65 µs) above them.
+const nodeBits = 16
+
+// nextSeq returns a new message number, from the clock reading now. On one process it is
+// the reading itself (or one more than the last number, if larger): increasing, and above
+// every number of an earlier run. On a shared store each process puts its node number in
+// the low bits, so numbers made by different processes at the same moment still differ (a
+// message's key is its queue and number: a collision would overwrite another message).
 func (s *Service) nextSeq(now int64) uint64 {
+	at := uint64(max(now, 0))
+	if s.shared {
+		at >>= nodeBits
+	}
 	for {
 		cur := s.seq.Load()
-		next := max(cur+1, uint64(max(now, 0)))
+		next := max(cur+1, at)
 		if s.seq.CompareAndSwap(cur, next) {
+			if s.shared {
+				return next<<nodeBits | s.node.Load()
+			}
 			return next
 		}
 	}
+}
+
+// nodeKey holds the last node number handed out to a process sharing the store.
+var nodeKey = keys.Meta("queue-node")
+
+// ensureNode allocates this process's node number on a shared store, once (a failed
+// allocation is tried again by the next put).
+func (s *Service) ensureNode(ctx context.Context) error {
+	if !s.shared || s.node.Load() != 0 {
+		return nil
+	}
+	s.nodeMu.Lock()
+	defer s.nodeMu.Unlock()
+	if s.node.Load() != 0 {
+		return nil
+	}
+	var n uint64
+	err := s.st.Update(ctx, []store.Lock{{Name: "q/node"}}, func(tx store.Txn) error {
+		n = 0
+		v, err := tx.Get(nodeKey)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if len(v) == 8 {
+			n = binary.BigEndian.Uint64(v)
+		}
+		n = n%(1<<nodeBits-1) + 1 // 1 … 65535
+		return tx.Set(nodeKey, binary.BigEndian.AppendUint64(nil, n))
+	})
+	if err != nil {
+		return fmt.Errorf("queue: allocate node number: %w", err)
+	}
+	s.node.Store(n)
+	return nil
+}
+
+// hint returns where a walk of queue st's visibility index may start: the hint on one
+// process, the index's start on a shared store (another process may have written below any
+// position this one remembers, with a clock behind this one's).
+func (s *Service) hint(st *qstate) position {
+	if s.shared {
+		return position{}
+	}
+	return st.load()
 }
 
 func (s *Service) state(id uint64) *qstate {
@@ -213,6 +294,20 @@ func (s *Service) withQueue(ctx context.Context, account, name string, fn func(t
 			if e.dead.Load() {
 				moved = true
 				return errQueueNotFound
+			}
+			if s.shared {
+				// Another process may have deleted the queue (and made another under its
+				// name): the record read here is part of the serializable transaction, so a
+				// concurrent Delete Queue conflicts with this write.
+				q, err := lookup(tx.Get, account, name)
+				if err != nil {
+					return err
+				}
+				if q == nil || q.id != e.id {
+					e.dead.Store(true)
+					moved = true
+					return errQueueNotFound
+				}
 			}
 			return fn(tx, e.id)
 		})

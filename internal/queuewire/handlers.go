@@ -87,6 +87,14 @@ func xmlReply(status int, body []byte) *edge.Reply {
 	return &edge.Reply{Status: status, ContentType: "application/xml", Body: body}
 }
 
+// messagesReply renders a QueueMessagesList into a pooled buffer (message replies are the
+// frequent ones).
+func (s *Server) messagesReply(status int, msgs []queue.Message, put, peek bool) *edge.Reply {
+	buf := s.bufs.Get()
+	buf.B = appendMessages(buf.B[:0], msgs, put, peek)
+	return &edge.Reply{Status: status, ContentType: "application/xml", Body: buf.B, Pooled: buf, Pool: &s.bufs}
+}
+
 func missingParam(name string) error {
 	return azerr.New(azerr.MissingRequiredQueryParameter).With("QueryParameterName", name)
 }
@@ -302,7 +310,7 @@ func (s *Server) putMessage(c *call) (*edge.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	return xmlReply(http.StatusCreated, appendMessages(nil, []queue.Message{m}, true, false)), nil
+	return s.messagesReply(http.StatusCreated, []queue.Message{m}, true, false), nil
 }
 
 func (s *Server) getMessages(c *call) (*edge.Reply, error) {
@@ -319,7 +327,7 @@ func (s *Server) getMessages(c *call) (*edge.Reply, error) {
 		return nil, err
 	}
 	c.Part.Entities = len(msgs)
-	return xmlReply(http.StatusOK, appendMessages(nil, msgs, false, false)), nil
+	return s.messagesReply(http.StatusOK, msgs, false, false), nil
 }
 
 // clampCount keeps an out-of-range int64 out-of-range as an int.
@@ -340,7 +348,7 @@ func (s *Server) peekMessages(c *call) (*edge.Reply, error) {
 		return nil, err
 	}
 	c.Part.Entities = len(msgs)
-	return xmlReply(http.StatusOK, appendMessages(nil, msgs, false, true)), nil
+	return s.messagesReply(http.StatusOK, msgs, false, true), nil
 }
 
 func (s *Server) updateMessage(c *call) (*edge.Reply, error) {
@@ -383,6 +391,6 @@ func (s *Server) updateMessage(c *call) (*edge.Reply, error) {
 	}
 	h := http.Header{}
 	h["x-ms-popreceipt"] = []string{m.PopReceipt}
-	h["x-ms-time-next-visible"] = []string{rfc1123(m.NextVisible)}
+	h["x-ms-time-next-visible"] = []string{m.NextVisible.UTC().Format(http.TimeFormat)}
 	return &edge.Reply{Status: http.StatusNoContent, Header: h}, nil
 }

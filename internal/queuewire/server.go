@@ -5,7 +5,7 @@
 package queuewire
 
 import (
-	"github.com/tablo/tablo/internal/metrics"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -19,6 +19,7 @@ import (
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/edge"
 	"github.com/tablo/tablo/internal/httpserve"
+	"github.com/tablo/tablo/internal/metrics"
 	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/queue"
 )
@@ -48,14 +49,17 @@ type Options struct {
 type Server struct {
 	svc *queue.Service
 	p   *edge.Pipeline
+	// bufs recycles the buffers of message replies.
+	bufs edge.BufferPool
 }
 
 // New returns a Server.
 func New(o Options) *Server {
-	return &Server{svc: o.Service, p: edge.New(edge.Options{
+	return &Server{svc: o.Service, bufs: edge.BufferPool{Size: 1024}, p: edge.New(edge.Options{
 		Service: auth.ServiceQueue, Accounts: o.Accounts, Logger: o.Logger, Now: o.Now,
 		Settings: o.Service, MinVersion: "2009-09-19", TooOldVersion: azerr.InvalidHeaderValue,
 		RequestDateWindow: o.RequestDateWindow, Metrics: o.Metrics, OAuth: o.OAuth, Partitions: o.Partitions,
+		SharedSettings: o.Service.Shared(),
 	})}
 }
 
@@ -72,10 +76,14 @@ type call struct {
 	kind    resourceKind
 	queue   string
 	message string
-	// query holds the parameters by lower-cased name (Azure matches names
-	// case-insensitively); the first value of a name counts.
-	query url.Values
+	// query holds the parameters in the order sent, names lower-cased (Azure matches names
+	// case-insensitively); the first value of a name counts. A slice, not a map: requests
+	// carry a handful of parameters, and this is on every request's path.
+	query    []queryParam
+	queryBuf [6]queryParam
 }
+
+type queryParam struct{ name, value string }
 
 // resourceName is the queue, queue/messages or queue/messages/id, for the log.
 func (c *call) resourceName() string {
@@ -91,11 +99,47 @@ func (c *call) resourceName() string {
 }
 
 func (c *call) param(name string) (string, bool) {
-	v, ok := c.query[name]
-	if !ok || len(v) == 0 {
-		return "", false
+	for _, q := range c.query {
+		if q.name == name {
+			return q.value, true
+		}
 	}
-	return v[0], true
+	return "", false
+}
+
+// parseQuery splits a raw query string into parameters with names lower-cased and names
+// and values percent-decoded ('+' is a space), as url.ParseQuery does; a malformed escape
+// fails as it does there.
+func parseQuery(raw string, into []queryParam) ([]queryParam, error) {
+	for raw != "" {
+		var pair string
+		pair, raw, _ = strings.Cut(raw, "&")
+		if strings.Contains(pair, ";") {
+			return nil, errors.New("invalid semicolon separator in query")
+		}
+		if pair == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		k, err := unescapeQuery(k)
+		if err != nil {
+			return nil, err
+		}
+		v, err = unescapeQuery(v)
+		if err != nil {
+			return nil, err
+		}
+		into = append(into, queryParam{strings.ToLower(k), v})
+	}
+	return into, nil
+}
+
+// unescapeQuery is url.QueryUnescape without its copy when nothing is escaped.
+func unescapeQuery(s string) (string, error) {
+	if !strings.ContainsAny(s, "%+") {
+		return s, nil
+	}
+	return url.QueryUnescape(s)
 }
 
 type resourceKind uint8
@@ -128,15 +172,11 @@ func (s *Server) serve(c *call) error {
 		return err
 	}
 	s.p.ApplyCORS(&c.Call)
-	raw, err := url.ParseQuery(c.TargetQuery)
+	q, err := parseQuery(c.TargetQuery, c.queryBuf[:0])
 	if err != nil {
 		return azerr.New(azerr.InvalidQueryParameterValue)
 	}
-	c.query = make(url.Values, len(raw))
-	for k, v := range raw {
-		lk := strings.ToLower(k)
-		c.query[lk] = append(c.query[lk], v...)
-	}
+	c.query = q
 	if err := s.p.CheckHeaders(&c.Call); err != nil {
 		return err
 	}
@@ -275,6 +315,12 @@ func (op operation) auth() auth.Operation {
 	return auth.Preflight
 }
 
+// methodOp is the operation a method selects on a resource.
+type methodOp struct {
+	method string
+	op     operation
+}
+
 // route maps verb, resource and comp/restype to an operation (queue.md §2).
 func route(c *call) (operation, error) {
 	m := c.Method
@@ -283,9 +329,12 @@ func route(c *call) (operation, error) {
 	}
 	comp, _ := c.param("comp")
 	restype, _ := c.param("restype")
-	verb := func(ops map[string]operation) (operation, error) {
-		if op, ok := ops[m]; ok {
-			return op, nil
+	// verb picks the operation of method m.
+	verb := func(ops ...methodOp) (operation, error) {
+		for _, o := range ops {
+			if o.method == m {
+				return o.op, nil
+			}
 		}
 		return 0, azerr.New(azerr.UnsupportedHTTPVerb)
 	}
@@ -293,23 +342,23 @@ func route(c *call) (operation, error) {
 	case resService:
 		switch {
 		case comp == "list":
-			return verb(map[string]operation{http.MethodGet: opListQueues})
+			return verb(methodOp{http.MethodGet, opListQueues})
 		case restype == "service" && comp == "properties":
-			return verb(map[string]operation{http.MethodGet: opGetServiceProperties, http.MethodPut: opSetServiceProperties})
+			return verb(methodOp{http.MethodGet, opGetServiceProperties}, methodOp{http.MethodPut, opSetServiceProperties})
 		case restype == "service" && comp == "stats":
-			return verb(map[string]operation{http.MethodGet: opGetServiceStats})
+			return verb(methodOp{http.MethodGet, opGetServiceStats})
 		case restype == "account" && comp == "properties":
-			return verb(map[string]operation{http.MethodGet: opGetAccountInfo, http.MethodHead: opGetAccountInfo})
+			return verb(methodOp{http.MethodGet, opGetAccountInfo}, methodOp{http.MethodHead, opGetAccountInfo})
 		}
 		return 0, azerr.New(azerr.InvalidQueryParameterValue)
 	case resQueue:
 		switch comp {
 		case "":
-			return verb(map[string]operation{http.MethodPut: opCreateQueue, http.MethodDelete: opDeleteQueue})
+			return verb(methodOp{http.MethodPut, opCreateQueue}, methodOp{http.MethodDelete, opDeleteQueue})
 		case "metadata":
-			return verb(map[string]operation{http.MethodGet: opGetMetadata, http.MethodHead: opGetMetadata, http.MethodPut: opSetMetadata})
+			return verb(methodOp{http.MethodGet, opGetMetadata}, methodOp{http.MethodHead, opGetMetadata}, methodOp{http.MethodPut, opSetMetadata})
 		case "acl":
-			return verb(map[string]operation{http.MethodGet: opGetACL, http.MethodHead: opGetACL, http.MethodPut: opSetACL})
+			return verb(methodOp{http.MethodGet, opGetACL}, methodOp{http.MethodHead, opGetACL}, methodOp{http.MethodPut, opSetACL})
 		}
 		return 0, azerr.New(azerr.InvalidQueryParameterValue)
 	case resMessages:
@@ -319,9 +368,9 @@ func route(c *call) (operation, error) {
 			}
 			return opGetMessages, nil
 		}
-		return verb(map[string]operation{http.MethodPost: opPutMessage, http.MethodDelete: opClearMessages})
+		return verb(methodOp{http.MethodPost, opPutMessage}, methodOp{http.MethodDelete, opClearMessages})
 	case resMessage:
-		return verb(map[string]operation{http.MethodPut: opUpdateMessage, http.MethodDelete: opDeleteMessage})
+		return verb(methodOp{http.MethodPut, opUpdateMessage}, methodOp{http.MethodDelete, opDeleteMessage})
 	}
 	return 0, azerr.New(azerr.InvalidURI)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -157,7 +158,26 @@ func appendElem(b []byte, name, value string) []byte {
 	return append(b, '>')
 }
 
-func rfc1123(t time.Time) string { return t.UTC().Format(http.TimeFormat) }
+// appendTimeElem appends <name>t in RFC 1123 form</name> without a string copy.
+func appendTimeElem(b []byte, name string, t time.Time) []byte {
+	b = append(b, '<')
+	b = append(b, name...)
+	b = append(b, '>')
+	b = t.UTC().AppendFormat(b, http.TimeFormat)
+	b = append(b, "</"...)
+	b = append(b, name...)
+	return append(b, '>')
+}
+
+func appendIntElem(b []byte, name string, n int) []byte {
+	b = append(b, '<')
+	b = append(b, name...)
+	b = append(b, '>')
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, "</"...)
+	b = append(b, name...)
+	return append(b, '>')
+}
 
 // appendMessages renders a QueueMessagesList in Azure's element order. Put answers
 // without DequeueCount and MessageText; Peek without PopReceipt and TimeNextVisible.
@@ -170,39 +190,17 @@ func appendMessages(b []byte, msgs []queue.Message, put, peek bool) []byte {
 	for _, m := range msgs {
 		b = append(b, "<QueueMessage>"...)
 		b = appendElem(b, "MessageId", m.ID)
-		b = appendElem(b, "InsertionTime", rfc1123(m.Inserted))
-		b = appendElem(b, "ExpirationTime", rfc1123(m.Expires))
+		b = appendTimeElem(b, "InsertionTime", m.Inserted)
+		b = appendTimeElem(b, "ExpirationTime", m.Expires)
 		if !peek {
 			b = appendElem(b, "PopReceipt", m.PopReceipt)
-			b = appendElem(b, "TimeNextVisible", rfc1123(m.NextVisible))
+			b = appendTimeElem(b, "TimeNextVisible", m.NextVisible)
 		}
 		if !put {
-			b = appendElem(b, "DequeueCount", itoa(m.DequeueCount))
+			b = appendIntElem(b, "DequeueCount", m.DequeueCount)
 			b = appendElem(b, "MessageText", m.Text)
 		}
 		b = append(b, "</QueueMessage>"...)
 	}
 	return append(b, "</QueueMessagesList>"...)
-}
-
-func itoa(n int) string {
-	var buf [20]byte
-	i := len(buf)
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for {
-		i--
-		buf[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			break
-		}
-	}
-	if neg {
-		i--
-		buf[i] = '-'
-	}
-	return string(buf[i:])
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 )
 
 // Bulk bytes (blob blocks) do not go through the key-value write path: an LSM would write
@@ -47,4 +48,14 @@ type ExtentWriter interface {
 	Commit() (id uint64, err error)
 	// Abort discards the extent. Safe after Commit (it then does nothing).
 	Abort()
+}
+
+// FileSection is implemented by an extent reader (from ReadExtent) whose bytes are a section
+// of an open file of the operating system, so that a server can hand them to the kernel
+// (sendfile) instead of copying them through its own memory. The reader's Close closes the
+// file.
+type FileSection interface {
+	// Section returns the file, positioned at the reader's next byte, and how many bytes
+	// are left.
+	Section() (f *os.File, n int64)
 }

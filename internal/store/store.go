@@ -131,6 +131,28 @@ func TraitsOf(s Store) Traits {
 	return Traits{}
 }
 
+// GuardedInserter is implemented by engines where an Update costs round trips to a database
+// (PostgreSQL): InsertIf writes key = value in one atomic, durable and serializable step (one
+// round trip), and only if key does not exist and guardKey holds exactly guardValue (a
+// catalog record naming the table the key belongs to). It reports whether it wrote. When it did
+// not, nothing was written, and the caller takes the general path (Update), which finds out
+// why. locks are taken as Update takes them.
+type GuardedInserter interface {
+	InsertIf(ctx context.Context, locks []Lock, key, value, guardKey, guardValue []byte) (inserted bool, err error)
+}
+
+// ScanKeys is Scan without the values, for callers that need only keys (purging a deleted
+// table): engines where values travel over a network skip them (method ScanKeys with this
+// signature); for the others it is Scan.
+func ScanKeys(ctx context.Context, s Store, start, end []byte, fn func(key []byte) (more bool, err error)) error {
+	if ks, ok := s.(interface {
+		ScanKeys(context.Context, []byte, []byte, func([]byte) (bool, error)) error
+	}); ok {
+		return ks.ScanKeys(ctx, start, end, fn)
+	}
+	return s.Scan(ctx, start, end, func(k, _ []byte) (bool, error) { return fn(k) })
+}
+
 // GetMany reads several distinct keys from one consistent view, calling fn for each in
 // order with its value (valid only during the call) and whether it exists. Engines where a
 // read is a round trip implement it as one (method GetMany with this signature); for the

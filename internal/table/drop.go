@@ -80,7 +80,7 @@ func (d *dropper) run(ctx context.Context) {
 func (d *dropper) purgeAll(ctx context.Context) error {
 	prefix := keys.Meta(dropPrefix)
 	var ids []uint64
-	err := d.s.st.Scan(ctx, prefix, keys.PrefixEnd(prefix), func(k, _ []byte) (bool, error) {
+	err := store.ScanKeys(ctx, d.s.st, prefix, keys.PrefixEnd(prefix), func(k []byte) (bool, error) {
 		if len(k) == len(prefix)+8 {
 			ids = append(ids, binary.BigEndian.Uint64(k[len(prefix):]))
 		}
@@ -102,7 +102,8 @@ func (d *dropper) purge(ctx context.Context, id uint64) error {
 	for d.chunk > 0 {
 		var bound []byte
 		n := 0
-		err := d.s.st.Scan(ctx, start, end, func(k, _ []byte) (bool, error) {
+		// Keys only: entities can be large, and on a database each would cross the network.
+		err := store.ScanKeys(ctx, d.s.st, start, end, func(k []byte) (bool, error) {
 			if n++; n > d.chunk {
 				bound = bytes.Clone(k)
 				return false, nil

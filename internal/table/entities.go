@@ -102,6 +102,11 @@ func (e *BatchError) Unwrap() error { return e.Err }
 
 // Write applies one entity write atomically.
 func (s *Service) Write(ctx context.Context, account, tableName string, op Op) (Result, error) {
+	if op.Kind == Insert && s.inserter != nil && s.cols == nil {
+		if r, done, err := s.insertFast(ctx, account, tableName, op); done || err != nil {
+			return r, err
+		}
+	}
 	res, err := s.Batch(ctx, account, tableName, []Op{op})
 	if err != nil {
 		var be *BatchError
@@ -143,6 +148,43 @@ func (s *Service) Batch(ctx context.Context, account, tableName string, ops []Op
 		}
 		return results, err
 	}
+}
+
+// insertFast is Write of one Insert on an engine with a one-round-trip guarded insert
+// (store.GuardedInserter): the entity is written only if it is absent and the table's
+// catalog record still names the guessed table id, both checked by the engine in the same
+// serializable step. It reports done only when the entity was written; any other outcome
+// (the entity exists, the table is gone or was re-created, no guess yet) leaves nothing
+// written, and Write takes the general path, which answers why.
+func (s *Service) insertFast(ctx context.Context, account, tableName string, op Op) (Result, bool, error) {
+	t, ok := s.tableHint(account, tableName)
+	if !ok {
+		return Result{}, false, nil
+	}
+	pk := op.Entity.PartitionKey
+	var ticks int64
+	for attempt := 0; ; attempt++ {
+		if err := s.reserveTicks(ctx, floorReserve<<min(attempt, 10)); err != nil {
+			return Result{}, false, err
+		}
+		if ticks, ok = s.nextTicks(); ok {
+			break
+		}
+	}
+	res, value, err := planOp(&op, nil, false, ticks)
+	if err != nil {
+		return Result{}, false, err
+	}
+	// No partition lock: inserts of distinct entities do not conflict in the database (the
+	// statement reads only the catalog record), so they need not queue, and their commits
+	// share WAL flushes; two inserts of one entity are ordered by its primary key.
+	locks := []store.Lock{{Name: tableLock(t.ID), Shared: true}}
+	done, err := s.inserter.InsertIf(ctx, locks, keys.Entity(t.ID, pk, op.Entity.RowKey), value,
+		keys.Table(account, strings.ToLower(tableName)), encodeTable(t))
+	if err != nil {
+		return Result{}, false, fmt.Errorf("table: write %s: %w", tableName, err)
+	}
+	return res, done, nil
 }
 
 // errStaleHint: on a shared store, the table id a write guessed from tableHint is no longer

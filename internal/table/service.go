@@ -76,6 +76,9 @@ type Service struct {
 	// cache is then off, every write re-reads its table's catalog record inside its
 	// serializable transaction, and the column cache is off (docs/postgres.md).
 	shared bool
+	// inserter, on a shared engine that offers it, writes a single Insert in one round trip
+	// (insertFast).
+	inserter store.GuardedInserter
 	// drops purges the entities of deleted tables in the background (drop.go).
 	drops *dropper
 	// colOpts rebuilds cols when DropCaches empties it.
@@ -98,6 +101,9 @@ func New(st store.Store, o Options) *Service {
 	s := &Service{st: st, now: o.Now, log: o.Logger, budget: o.QueryBudget, catalog: map[string]Table{}, dead: map[uint64]struct{}{}, hints: map[string]Table{}}
 	traits := store.TraitsOf(st)
 	s.shared = traits.Shared
+	if gi, ok := st.(store.GuardedInserter); ok && s.shared {
+		s.inserter = gi
+	}
 	s.drops = startDropper(s, traits.RangeDeleteChunk)
 	if s.shared && o.ColumnCacheBytes > 0 {
 		// Its exactness rests on every write of the table passing through this process.

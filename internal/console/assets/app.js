@@ -98,10 +98,10 @@ function route() {
   setStatus('');
   const h = decodeURIComponent(location.hash.slice(1)) || 'tables';
   const [view, ...args] = h.split('/');
-  for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('active', a.dataset.view === view);
+  for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('active', a.dataset.view === view || a.dataset.view === view + 's');
   const main = document.getElementById('main');
   main.replaceChildren();
-  const views = { tables: viewTables, table: viewEntities, partitions: viewPartitions, server: viewServer, queues: viewQueues, blobs: viewBlobs };
+  const views = { tables: viewTables, table: viewEntities, partitions: viewPartitions, server: viewServer, queues: viewQueues, blobs: viewBlobs, blob: viewBlob };
   (views[view] || viewTables)(main, args.join('/')).catch(e => setStatus(e.message, true));
 }
 window.addEventListener('hashchange', route);
@@ -377,7 +377,7 @@ async function viewServer(main) {
   main.append(el('h2', { text: 'Server' }),
     el('table', { class: 'grid', id: 'server-facts' },
       [['Version', s.version], ['Engine', s.engine], ['Go', s.go], ['Started', s.started],
-        ['Uptime', Math.floor(up / 3600) + 'h ' + Math.floor(up % 3600 / 60) + 'm ' + up % 60 + 's'], ['Table endpoint', s.tableEndpoint || 'not served'], ['Queue endpoint', s.queueEndpoint || 'not served']]
+        ['Uptime', Math.floor(up / 3600) + 'h ' + Math.floor(up % 3600 / 60) + 'm ' + up % 60 + 's'], ['Table endpoint', s.tableEndpoint || 'not served'], ['Queue endpoint', s.queueEndpoint || 'not served'], ['Blob endpoint', s.blobEndpoint || 'not served']]
         .map(([k, v]) => el('tr', {}, el('th', { text: k }), el('td', { text: v })))),
     el('h3', { text: 'Accounts' }),
     ...s.accounts.map(a => el('div', { class: 'account' }, el('h4', { text: a.name }),
@@ -387,7 +387,7 @@ async function viewServer(main) {
       a.keyShown ? null : el('p', { class: 'muted', text: 'The key is never sent to the browser: put the account key in place of <account key>.' }))));
 }
 
-// ---- Queues and Blobs: shown when the server mounts those services ----
+// ---- Queues: shown when the server mounts the service ----
 
 function queuePath(rest) { return '/api/queue/' + encodeURIComponent(state.account) + (rest ? '/' + rest : ''); }
 function xmlDoc(text) { return new DOMParser().parseFromString(text, 'application/xml'); }
@@ -465,7 +465,186 @@ async function viewQueue(main, queue) {
     taken, msgs);
   await peek();
 }
-async function viewBlobs(main) { notServed(main, 'blob', 'Blobs'); }
+// ---- Blobs ----
+
+// blobPath is the console's path of an account, container or blob: each name part escaped,
+// the "/" inside a blob name kept (the Blob service treats %2F and / alike).
+function blobPath(container, name) {
+  let p = '/api/blob/' + encodeURIComponent(state.account);
+  if (container) p += '/' + encodeURIComponent(container);
+  if (name) p += '/' + name.split('/').map(encodeURIComponent).join('/');
+  return p;
+}
+function blobHash(view, container, rest) {
+  return '#' + view + '/' + encodeURIComponent(container) + (rest ? '/' + rest.split('/').map(encodeURIComponent).join('/') : '');
+}
+function xmlGet(node, sel) { return (node.querySelector(sel) || {}).textContent || ''; }
+function formatSize(n) {
+  n = Number(n);
+  if (n < 1024) return n + ' B';
+  const u = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let i = -1;
+  do { n /= 1024; i++; } while (n >= 1024 && i < u.length - 1);
+  return n.toFixed(1) + ' ' + u[i];
+}
+
+async function viewBlobs(main, arg) {
+  if (!state.services.includes('blob')) { notServed(main, 'blob', 'Blobs'); return; }
+  if (arg) {
+    const slash = arg.indexOf('/');
+    await viewFolder(main, slash < 0 ? arg : arg.slice(0, slash), slash < 0 ? '' : arg.slice(slash + 1));
+    return;
+  }
+  const list = el('table', { class: 'grid', id: 'containers' }, el('tr', {}, ['Container', 'Last modified', 'Public access', ''].map(h => el('th', { text: h }))));
+  const name = el('input', { id: 'new-container', placeholder: 'new container name' });
+  main.append(el('h2', { text: 'Containers in ' + state.account }),
+    el('form', { class: 'toolbar', onsubmit: async (ev) => {
+      ev.preventDefault();
+      const r = await api('PUT', blobPath(name.value) + '?restype=container');
+      if (!r.ok) { setStatus(await errorText(r), true); return; }
+      const made = name.value; route(); setStatus('Created ' + made);
+    } }, name, el('button', { type: 'submit', text: 'Create container' })), list);
+  let marker = '';
+  do {
+    const r = await api('GET', blobPath() + '?comp=list' + (marker ? '&marker=' + encodeURIComponent(marker) : ''));
+    if (!r.ok) { setStatus(await errorText(r), true); return; }
+    const doc = xmlDoc(await r.text());
+    for (const c of doc.querySelectorAll('Containers > Container')) {
+      const n = xmlGet(c, 'Name');
+      list.append(el('tr', { 'data-container': n }, el('td', {}, el('a', { href: blobHash('blobs', n, ''), text: n })),
+        el('td', { text: xmlGet(c, 'Properties > Last-Modified') }), el('td', { text: xmlGet(c, 'Properties > PublicAccess') || 'private' }),
+        el('td', {}, el('button', { class: 'delete-container', onclick: async () => {
+          if (!confirm('Delete container ' + n + ' and every blob in it?')) return;
+          const d = await api('DELETE', blobPath(n) + '?restype=container');
+          if (!d.ok) { setStatus(await errorText(d), true); return; }
+          route(); setStatus('Deleted ' + n);
+        } }, 'Delete'))));
+    }
+    marker = xmlGet(doc, 'EnumerationResults > NextMarker');
+  } while (marker);
+}
+
+// breadcrumbs links the container and each folder of prefix.
+function breadcrumbs(container, prefix, last) {
+  const out = [el('a', { href: '#blobs', text: 'Containers' }), ' / ', el('a', { href: blobHash('blobs', container, ''), text: container })];
+  const parts = prefix.split('/').filter((p, i, a) => i < a.length - 1 || p !== '');
+  let acc = '';
+  for (const p of parts) {
+    acc += p + '/';
+    out.push(' / ', el('a', { href: blobHash('blobs', container, acc), text: p }));
+  }
+  if (last) out.push(' / ', last);
+  return el('h2', { id: 'breadcrumbs' }, out);
+}
+
+// viewFolder lists one level of a container (delimiter "/") page by page, by marker.
+async function viewFolder(main, container, prefix) {
+  const grid = el('table', { class: 'grid', id: 'blobs' });
+  const pageInfo = el('span', { id: 'blob-page-info', class: 'muted' });
+  const size = el('input', { id: 'blob-page-size', type: 'number', min: '1', max: '5000', value: '100', title: 'entries per page' });
+  const page = { markers: [''], n: 1, next: '' };
+  const nextBtn = el('button', { id: 'blob-next', onclick: () => { page.markers[page.n] = page.next; page.n++; load(); } }, 'Next page');
+  const prevBtn = el('button', { id: 'blob-prev', onclick: () => { page.n--; load(); } }, 'Previous page');
+  const file = el('input', { id: 'upload-file', type: 'file' });
+  const upName = el('input', { id: 'upload-name', placeholder: 'blob name (default: the file name)' });
+  const meta = el('input', { id: 'upload-meta', placeholder: 'metadata: key=value, key2=value2' });
+
+  async function load() {
+    const ps = ['restype=container', 'comp=list', 'delimiter=%2F', 'include=metadata', 'maxresults=' + encodeURIComponent(size.value || '100')];
+    if (prefix) ps.push('prefix=' + encodeURIComponent(prefix));
+    const marker = page.markers[page.n - 1];
+    if (marker) ps.push('marker=' + encodeURIComponent(marker));
+    const r = await api('GET', blobPath(container) + '?' + ps.join('&'));
+    if (!r.ok) { setStatus(await errorText(r), true); return; }
+    const doc = xmlDoc(await r.text());
+    // Folders (BlobPrefix) and blobs come interleaved in name order: keep the service's order.
+    const rows = [...((doc.querySelector('EnumerationResults > Blobs') || {}).children || [])].map(b => {
+      const n = xmlGet(b, 'Name');
+      if (b.tagName === 'BlobPrefix') {
+        return el('tr', { class: 'folder', 'data-name': n }, el('td', {}, el('a', { href: blobHash('blobs', container, n), text: n.slice(prefix.length) })),
+          el('td', { text: 'folder' }), el('td'), el('td'), el('td'), el('td'));
+      }
+      const md = [...((b.querySelector('Metadata') || {}).children || [])].map(m => m.tagName + '=' + m.textContent).join(', ');
+      return el('tr', { class: 'blob', 'data-name': n }, el('td', {}, el('a', { href: blobHash('blob', container, n), text: n.slice(prefix.length) })),
+        el('td', { text: xmlGet(b, 'Properties > BlobType') }), el('td', { class: 'size', text: formatSize(xmlGet(b, 'Properties > Content-Length')) }),
+        el('td', { text: xmlGet(b, 'Properties > Content-Type') }), el('td', { text: xmlGet(b, 'Properties > Last-Modified') }), el('td', { class: 'meta', text: md }));
+    });
+    grid.replaceChildren(el('tr', {}, ['Name', 'Type', 'Size', 'Content type', 'Last modified', 'Metadata'].map(h => el('th', { text: h }))), ...rows);
+    page.next = xmlGet(doc, 'EnumerationResults > NextMarker');
+    pageInfo.textContent = 'Page ' + page.n + ': ' + rows.length + ' entries' + (page.next ? ', more follow' : ', last page');
+    nextBtn.disabled = !page.next; prevBtn.disabled = page.n <= 1;
+  }
+
+  main.append(breadcrumbs(container, prefix),
+    el('form', { class: 'toolbar', id: 'upload', onsubmit: async (ev) => {
+      ev.preventDefault();
+      const f = file.files[0];
+      if (!f) { setStatus('Choose a file to upload', true); return; }
+      const name = prefix + (upName.value || f.name);
+      const headers = { 'x-ms-blob-type': 'BlockBlob', 'x-ms-blob-content-type': f.type || 'application/octet-stream' };
+      const md = new URLSearchParams();
+      for (const kv of meta.value.split(',')) {
+        const eq = kv.indexOf('=');
+        if (eq > 0) md.append(kv.slice(0, eq).trim(), kv.slice(eq + 1).trim());
+      }
+      if ([...md].length) headers['x-console-metadata'] = md.toString();
+      setStatus('Uploading ' + name + ' (' + formatSize(f.size) + ')');
+      const r = await api('PUT', blobPath(container, name), { headers, body: f });
+      if (!r.ok) { setStatus(await errorText(r), true); return; }
+      upName.value = ''; meta.value = ''; file.value = '';
+      setStatus('Uploaded ' + name); load();
+    } }, 'Upload to this folder', file, upName, meta, el('button', { type: 'submit', id: 'upload-go' }, 'Upload')),
+    el('div', { class: 'toolbar' }, prevBtn, nextBtn, pageInfo, 'Page size', size), grid);
+  size.onchange = () => { page.markers = ['']; page.n = 1; load(); };
+  await load();
+}
+
+// viewBlob shows one blob's properties and metadata, with download, metadata edit and delete.
+async function viewBlob(main, arg) {
+  if (!state.services.includes('blob')) { notServed(main, 'blob', 'Blobs'); return; }
+  const slash = arg.indexOf('/');
+  const container = arg.slice(0, slash), name = arg.slice(slash + 1);
+  const folder = name.slice(0, name.lastIndexOf('/') + 1);
+  const r = await api('HEAD', blobPath(container, name));
+  if (!r.ok) { main.append(breadcrumbs(container, folder, name.slice(folder.length))); setStatus(r.status === 404 ? 'BlobNotFound: no blob ' + name : r.status + ' ' + r.statusText, true); return; }
+  const h = r.headers;
+  const props = [['Name', name], ['Blob type', h.get('x-ms-blob-type')], ['Size', formatSize(h.get('Content-Length') || 0) + ' (' + (h.get('Content-Length') || 0) + ' bytes)'],
+    ['Content type', h.get('x-console-Content-Type')], ['Content encoding', h.get('x-console-Content-Encoding')], ['Content language', h.get('x-console-Content-Language')],
+    ['Content disposition', h.get('x-console-Content-Disposition')], ['Cache control', h.get('x-console-Cache-Control')], ['Content-MD5', h.get('Content-MD5')],
+    ['ETag', h.get('ETag')], ['Last modified', h.get('Last-Modified')], ['Created', h.get('x-ms-creation-time')], ['Access tier', h.get('x-ms-access-tier')],
+    ['Lease state', h.get('x-ms-lease-state')]];
+  const metaRows = el('tbody', { id: 'meta-rows' });
+  function addMeta(k, v) {
+    metaRows.append(el('tr', { class: 'meta' }, el('td', {}, el('input', { class: 'm-name', value: k })), el('td', {}, el('input', { class: 'm-value wide', value: v })),
+      el('td', {}, el('button', { type: 'button', onclick: (ev) => ev.target.closest('tr').remove() }, 'Remove'))));
+  }
+  for (const [k, v] of h) if (k.startsWith('x-ms-meta-')) addMeta(k.slice(10), v);
+  const base = name.slice(folder.length);
+  main.append(breadcrumbs(container, folder, base),
+    el('div', { class: 'toolbar' },
+      el('a', { id: 'download', href: blobPath(container, name), download: base }, 'Download'),
+      el('button', { id: 'delete-blob', onclick: async () => {
+        if (!confirm('Delete blob ' + name + ' and its snapshots?')) return;
+        const d = await api('DELETE', blobPath(container, name), { headers: { 'x-ms-delete-snapshots': 'include' } });
+        if (!d.ok) { setStatus(await errorText(d), true); return; }
+        location.hash = blobHash('blobs', container, folder); setStatus('Deleted ' + name);
+      } }, 'Delete')),
+    el('table', { class: 'grid', id: 'blob-props' }, props.map(([k, v]) => el('tr', {}, el('th', { text: k }), el('td', { 'data-prop': k, text: v || '' })))),
+    el('h3', { text: 'Metadata' }),
+    el('form', { id: 'meta-form', onsubmit: async (ev) => {
+      ev.preventDefault();
+      const md = new URLSearchParams();
+      for (const tr of metaRows.querySelectorAll('tr.meta')) {
+        const k = tr.querySelector('.m-name').value.trim();
+        if (k) md.append(k, tr.querySelector('.m-value').value);
+      }
+      // Metadata travels form-encoded in one header (names keep their case; see the back end).
+      const s = await api('PUT', blobPath(container, name) + '?comp=metadata', { headers: { 'x-console-metadata': md.toString() } });
+      if (!s.ok) { setStatus(await errorText(s), true); return; }
+      setStatus('Saved metadata');
+    } }, el('table', { class: 'grid' }, el('thead', {}, el('tr', {}, ['Name', 'Value', ''].map(x => el('th', { text: x })))), metaRows),
+    el('div', { class: 'toolbar' }, el('button', { type: 'button', id: 'add-meta', onclick: () => addMeta('', '') }, 'Add'), el('button', { type: 'submit', id: 'save-meta' }, 'Save metadata'))));
+}
 function notServed(main, svc, title) {
   main.append(el('h2', { text: title }), el('p', { class: 'muted', id: 'not-served',
     text: state.services.includes(svc) ? title + ' are served, but this console build has no view for them yet.' : 'This server does not serve the ' + svc + ' service.' }));

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -23,7 +24,8 @@ import (
 // write amplification). The catalog that names extents lives in Pebble.
 const extentDir = "extents"
 
-// tmpSuffix marks an extent still being written; Open removes leftovers of a crash.
+// tmpSuffix marked an extent still being written in earlier versions (now NewExtent
+// pre-creates files under their final names); Open still removes such leftovers.
 const tmpSuffix = ".tmp"
 
 // fileExtents implements store.Extents on a vfs.FS (the disk, or memory for in-memory and
@@ -35,7 +37,16 @@ type fileExtents struct {
 	// buffers it is handed in race and invariants builds (to find callers that reuse them),
 	// which an io.Writer must not do to its caller, so writers hand it a copy.
 	copyWrites bool
-	next       atomic.Uint64
+	// onDisk: fs is the operating system's, so a reader can be an *os.File section that a
+	// server sends with sendfile (store.FileSection).
+	onDisk bool
+	next   atomic.Uint64
+
+	mu sync.Mutex
+	// pool holds pre-created empty files NewExtent hands out (NewExtent has the why);
+	// pending holds the ids of files not yet committed, pooled or being written.
+	pool    []pooledFile
+	pending map[uint64]struct{}
 }
 
 // openExtents prepares dir, removes unfinished extents and finds the next id: above every
@@ -49,7 +60,7 @@ func openExtents(fs vfs.FS, dir, snapshotsRoot string, copyWrites bool) (*fileEx
 	if err != nil {
 		return nil, fmt.Errorf("pebble: extents: %w", err)
 	}
-	e := &fileExtents{fs: fs, dir: dir, copyWrites: copyWrites}
+	e := &fileExtents{fs: fs, dir: dir, copyWrites: copyWrites, onDisk: fs == vfs.Default, pending: make(map[uint64]struct{})}
 	var maxID uint64
 	for _, n := range names {
 		if base, ok := strings.CutSuffix(n, tmpSuffix); ok {
@@ -85,8 +96,8 @@ func (e *fileExtents) linkCommitted(dst string) error {
 		return err
 	}
 	for _, n := range names {
-		if strings.HasSuffix(n, tmpSuffix) {
-			continue
+		if id, err := strconv.ParseUint(n, 10, 64); err != nil || e.isPending(id) {
+			continue // not an extent, or not committed yet
 		}
 		err := e.fs.Link(e.fs.PathJoin(e.dir, n), e.fs.PathJoin(dst, n))
 		if err != nil && !errors.Is(err, os.ErrNotExist) { // deleted meanwhile: unreferenced
@@ -129,56 +140,137 @@ func (e *fileExtents) path(id uint64) string {
 // Extents implements store.Store.
 func (d *DB) Extents() store.Extents { return d.extents }
 
+// poolBatch is how many empty extent files NewExtent creates at a time, with one
+// directory sync for all of them.
+const poolBatch = 32
+
+// writeback is how often a writer asks the kernel to start writing its file out
+// (sync_file_range), so that Commit's sync finds little left to write.
+const writeback = 8 << 20
+
+// NewExtent hands out a pre-created empty file. Files are created poolBatch at a time
+// under their final names and made durable by one directory sync, so that committing an
+// extent needs one data sync of its file and nothing else: no rename, no directory sync
+// per extent. Until Commit the file is pending: ListExtents and snapshots skip it, as they
+// would a file still being written, and after a crash it is an unreferenced extent that the
+// caller's sweep removes.
 func (e *fileExtents) NewExtent(ctx context.Context) (store.ExtentWriter, error) {
-	id := e.next.Add(1)
-	tmp := e.path(id) + tmpSuffix
-	f, err := e.fs.Create(tmp, vfs.WriteCategoryUnspecified)
-	if err != nil {
-		return nil, fmt.Errorf("pebble: new extent: %w", err)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.pool) == 0 {
+		if err := e.refill(); err != nil {
+			return nil, fmt.Errorf("pebble: new extent: %w", err)
+		}
 	}
-	return &extentWriter{e: e, id: id, tmp: tmp, f: f}, nil
+	pf := e.pool[0]
+	e.pool = e.pool[1:]
+	return &extentWriter{e: e, id: pf.id, f: pf.f}, nil
+}
+
+// pooledFile is a pre-created, empty, durable extent file.
+type pooledFile struct {
+	id uint64
+	f  vfs.File
+}
+
+// refill creates poolBatch empty extent files and syncs the directory once. e.mu is held.
+func (e *fileExtents) refill() error {
+	var made []pooledFile
+	for range poolBatch {
+		id := e.next.Add(1)
+		e.pending[id] = struct{}{} // before the file exists: never listed
+		f, err := e.fs.Create(e.path(id), vfs.WriteCategoryUnspecified)
+		if err != nil {
+			delete(e.pending, id)
+			e.discard(made)
+			return err
+		}
+		made = append(made, pooledFile{id, f})
+	}
+	if err := syncDir(e.fs, e.dir); err != nil {
+		e.discard(made)
+		return err
+	}
+	e.pool = made
+	return nil
+}
+
+// discard closes and removes pool files that will never be handed out. e.mu is held.
+func (e *fileExtents) discard(files []pooledFile) {
+	for _, pf := range files {
+		_ = pf.f.Close()
+		_ = e.fs.Remove(e.path(pf.id))
+		delete(e.pending, pf.id)
+	}
+}
+
+// close removes the files NewExtent has not handed out.
+func (e *fileExtents) close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.discard(e.pool)
+	e.pool = nil
+}
+
+// isPending reports whether id is a file not yet committed (pooled or being written).
+func (e *fileExtents) isPending(id uint64) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, ok := e.pending[id]
+	return ok
 }
 
 type extentWriter struct {
-	e       *fileExtents
-	id      uint64
-	tmp     string
-	f       vfs.File
-	done    bool
-	scratch []byte // the copy handed to a file system that may modify it (copyWrites)
+	e        *fileExtents
+	id       uint64
+	f        vfs.File
+	done     bool
+	written  int64
+	synced   int64  // bytes whose writeback has been started
+	noRanges bool   // the file system syncs fully on SyncTo: do not call it again
+	scratch  []byte // the copy handed to a file system that may modify it (copyWrites)
 }
 
-func (w *extentWriter) Write(p []byte) (int, error) {
+func (w *extentWriter) Write(p []byte) (n int, err error) {
 	if !w.e.copyWrites {
-		return w.f.Write(p)
+		n, err = w.f.Write(p)
+	} else {
+		w.scratch = append(w.scratch[:0], p...)
+		n, err = w.f.Write(w.scratch)
 	}
-	w.scratch = append(w.scratch[:0], p...)
-	return w.f.Write(w.scratch)
+	w.written += int64(n)
+	if err == nil && !w.noRanges && w.written-w.synced >= writeback {
+		// Start writing out what is written so far (and wait for the previous range), so
+		// the disk works while the rest arrives. Durability still comes from Commit.
+		full, serr := w.f.SyncTo(w.written)
+		if serr != nil {
+			return n, serr
+		}
+		w.synced, w.noRanges = w.written, full
+	}
+	return n, err
 }
 
 func (w *extentWriter) ID() uint64 { return w.id }
 
-// Commit syncs the file, gives it its final name and syncs the directory, so that the
-// extent exists after a crash once Commit has returned.
+// Commit syncs the file's data (fdatasync: the data and the size, which is what reading it
+// back needs); its directory entry has been durable since NewExtent, so the extent exists
+// after a crash once Commit has returned.
 func (w *extentWriter) Commit() (uint64, error) {
 	if w.done {
 		return 0, errors.New("pebble: extent already finished")
 	}
 	w.done = true
-	err := w.f.Sync()
+	err := w.f.SyncData()
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = w.e.fs.Rename(w.tmp, w.e.path(w.id))
-	}
-	if err == nil {
-		err = syncDir(w.e.fs, w.e.dir)
-	}
 	if err != nil {
-		_ = w.e.fs.Remove(w.tmp)
+		_ = w.e.fs.Remove(w.e.path(w.id))
+		w.e.unpend(w.id)
 		return 0, fmt.Errorf("pebble: commit extent: %w", err)
 	}
+	w.e.unpend(w.id)
 	return w.id, nil
 }
 
@@ -188,10 +280,20 @@ func (w *extentWriter) Abort() {
 	}
 	w.done = true
 	_ = w.f.Close()
-	_ = w.e.fs.Remove(w.tmp)
+	_ = w.e.fs.Remove(w.e.path(w.id))
+	w.e.unpend(w.id)
+}
+
+func (e *fileExtents) unpend(id uint64) {
+	e.mu.Lock()
+	delete(e.pending, id)
+	e.mu.Unlock()
 }
 
 func (e *fileExtents) ReadExtent(ctx context.Context, id uint64, off, n int64) (io.ReadCloser, error) {
+	if e.onDisk {
+		return readOSFile(e.path(id), off, n)
+	}
 	f, err := e.fs.Open(e.path(id))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -229,6 +331,58 @@ func (s *sectionReader) Read(p []byte) (int, error) {
 
 func (s *sectionReader) Close() error { return s.f.Close() }
 
+// readOSFile opens an extent of the disk engine as an *os.File section (osSection), which
+// a server can send with sendfile.
+func readOSFile(path string, off, n int64) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, store.ErrExtentNotFound
+		}
+		return nil, fmt.Errorf("pebble: read extent: %w", err)
+	}
+	if n < 0 {
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("pebble: read extent: %w", err)
+		}
+		n = st.Size() - off
+	}
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("pebble: read extent: %w", err)
+	}
+	return &osSection{f: f, want: n}, nil
+}
+
+// osSection reads want bytes from f's offset on and reports a short extent as
+// ErrUnexpectedEOF; Section hands f itself to a caller that sends it with sendfile.
+type osSection struct {
+	f         *os.File
+	want, got int64
+}
+
+func (s *osSection) Read(p []byte) (int, error) {
+	if s.got >= s.want {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > s.want-s.got {
+		p = p[:s.want-s.got]
+	}
+	n, err := s.f.Read(p)
+	s.got += int64(n)
+	if err == io.EOF && s.got < s.want {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+// Section implements store.FileSection (before any Read).
+func (s *osSection) Section() (*os.File, int64) { return s.f, s.want - s.got }
+
+func (s *osSection) Close() error { return s.f.Close() }
+
 func (e *fileExtents) DeleteExtents(ctx context.Context, ids []uint64) error {
 	for _, id := range ids {
 		if err := e.fs.Remove(e.path(id)); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -245,7 +399,7 @@ func (e *fileExtents) ListExtents(ctx context.Context, fn func(id uint64, size i
 	}
 	ids := make([]uint64, 0, len(names))
 	for _, n := range names {
-		if id, err := strconv.ParseUint(n, 10, 64); err == nil {
+		if id, err := strconv.ParseUint(n, 10, 64); err == nil && !e.isPending(id) {
 			ids = append(ids, id)
 		}
 	}

@@ -369,6 +369,7 @@ func (d *DB) Close() error {
 	d.inflight.Lock() // wait for running calls; enter() refuses new ones
 	defer d.inflight.Unlock()
 	d.snapshots.Wait()
+	d.extents.close()
 	if err := d.db.Close(); err != nil {
 		return fmt.Errorf("pebble: close: %w", err)
 	}

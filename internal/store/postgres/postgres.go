@@ -47,7 +47,9 @@ type Options struct {
 	// URL is a postgres:// URL or a key=value DSN (pgx syntax; pool_max_conns and runtime
 	// parameters such as search_path are accepted).
 	URL string
-	// MaxConns is the pool size (default max(8, 4 × GOMAXPROCS), unless the URL says).
+	// MaxConns is the pool size (default max(16, 8 × GOMAXPROCS), unless the URL says): commits
+	// wait for the WAL flush, not for CPU, and concurrent ones share a flush, so writes need
+	// about as many connections as they have concurrent requests.
 	MaxConns int32
 	// StatementTimeout bounds each statement on the server (statement_timeout) and, with a
 	// margin, each call on the client (default 10 s).
@@ -86,19 +88,22 @@ type DB struct {
 
 // The statements, all of them (docs/postgres.md lists them as the compatibility promise).
 const (
-	stmtGet         = `SELECT v FROM tablo_kv WHERE k = $1`
-	stmtScan        = `SELECT k, v FROM tablo_kv WHERE k >= $1 AND k < $2 ORDER BY k LIMIT $3`
-	stmtScanFrom    = `SELECT k, v FROM tablo_kv WHERE k >= $1 ORDER BY k LIMIT $2`
-	stmtLookup      = `SELECT k, v FROM tablo_kv WHERE k = ANY($1)`
-	stmtUpsert      = `INSERT INTO tablo_kv (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = excluded.v`
-	stmtUpsertMany  = `INSERT INTO tablo_kv (k, v) SELECT * FROM unnest($1::BYTEA[], $2::BYTEA[]) ON CONFLICT (k) DO UPDATE SET v = excluded.v`
-	stmtDelete      = `DELETE FROM tablo_kv WHERE k = ANY($1)`
-	stmtDeleteRange = `DELETE FROM tablo_kv WHERE k >= $1 AND k < $2`
-	stmtDeleteFrom  = `DELETE FROM tablo_kv WHERE k >= $1`
-	stmtBeginUpdate = `BEGIN ISOLATION LEVEL SERIALIZABLE`
-	stmtBeginRead   = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`
-	stmtCommit      = `COMMIT`
-	stmtRollback    = `ROLLBACK`
+	stmtGet          = `SELECT v FROM tablo_kv WHERE k = $1`
+	stmtScan         = `SELECT k, v FROM tablo_kv WHERE k >= $1 AND k < $2 ORDER BY k LIMIT $3`
+	stmtScanFrom     = `SELECT k, v FROM tablo_kv WHERE k >= $1 ORDER BY k LIMIT $2`
+	stmtScanKeys     = `SELECT k FROM tablo_kv WHERE k >= $1 AND k < $2 ORDER BY k LIMIT $3`
+	stmtScanKeysFrom = `SELECT k FROM tablo_kv WHERE k >= $1 ORDER BY k LIMIT $2`
+	stmtLookup       = `SELECT k, v FROM tablo_kv WHERE k = ANY($1)`
+	stmtUpsert       = `INSERT INTO tablo_kv (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = excluded.v`
+	stmtUpsertMany   = `INSERT INTO tablo_kv (k, v) SELECT * FROM unnest($1::BYTEA[], $2::BYTEA[]) ON CONFLICT (k) DO UPDATE SET v = excluded.v`
+	stmtInsertIf     = `INSERT INTO tablo_kv (k, v) SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM tablo_kv WHERE k = $3 AND v = $4 FOR SHARE) ON CONFLICT (k) DO NOTHING`
+	stmtDelete       = `DELETE FROM tablo_kv WHERE k = ANY($1)`
+	stmtDeleteRange  = `DELETE FROM tablo_kv WHERE k >= $1 AND k < $2`
+	stmtDeleteFrom   = `DELETE FROM tablo_kv WHERE k >= $1`
+	stmtBeginUpdate  = `BEGIN ISOLATION LEVEL SERIALIZABLE`
+	stmtBeginRead    = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`
+	stmtCommit       = `COMMIT`
+	stmtRollback     = `ROLLBACK`
 )
 
 // Open connects, migrates the schema and returns the engine. The database must be reachable.
@@ -110,7 +115,7 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	if o.MaxConns > 0 {
 		cfg.MaxConns = o.MaxConns
 	} else if !hasParam(o.URL, "pool_max_conns") {
-		cfg.MaxConns = int32(max(8, 4*runtime.GOMAXPROCS(0)))
+		cfg.MaxConns = int32(max(16, 8*runtime.GOMAXPROCS(0)))
 	}
 	if o.StatementTimeout <= 0 {
 		o.StatementTimeout = 10 * time.Second
@@ -121,6 +126,11 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	params := cfg.ConnConfig.RuntimeParams
 	if _, ok := params["statement_timeout"]; !ok {
 		params["statement_timeout"] = strconv.FormatInt(o.StatementTimeout.Milliseconds(), 10)
+	}
+	// Single statements outside a transaction (Get, GetMany, InsertIf) rely on this level:
+	// each sees what committed before it started, and InsertIf's row lock does the rest.
+	if _, ok := params["default_transaction_isolation"]; !ok {
+		params["default_transaction_isolation"] = "read committed"
 	}
 	if _, ok := params["application_name"]; !ok {
 		params["application_name"] = "tablo"
@@ -318,13 +328,22 @@ func (d *DB) GetMany(ctx context.Context, keys [][]byte, fn func(i int, value []
 // Scan implements store.Store: a snapshot that begins with its first batch. A scan that
 // failed on a dead connection before calling fn is retried on a fresh one.
 func (d *DB) Scan(ctx context.Context, start, end []byte, fn func(key, value []byte) (bool, error)) error {
+	return d.scan(ctx, start, end, false, fn)
+}
+
+// ScanKeys is Scan without the values (store.ScanKeys): only the keys cross the network.
+func (d *DB) ScanKeys(ctx context.Context, start, end []byte, fn func(key []byte) (bool, error)) error {
+	return d.scan(ctx, start, end, true, func(k, _ []byte) (bool, error) { return fn(k) })
+}
+
+func (d *DB) scan(ctx context.Context, start, end []byte, keysOnly bool, fn func(key, value []byte) (bool, error)) error {
 	if !d.enter() {
 		return store.ErrClosed
 	}
 	defer d.inflight.RUnlock()
 	for attempt := 0; ; attempt++ {
 		called := false
-		err := d.scanOnce(ctx, start, end, func(k, v []byte) (bool, error) {
+		err := d.scanOnce(ctx, start, end, keysOnly, func(k, v []byte) (bool, error) {
 			called = true
 			return fn(k, v)
 		})
@@ -338,12 +357,12 @@ func (d *DB) Scan(ctx context.Context, start, end []byte, fn func(key, value []b
 	}
 }
 
-func (d *DB) scanOnce(ctx context.Context, start, end []byte, fn func(key, value []byte) (bool, error)) error {
+func (d *DB) scanOnce(ctx context.Context, start, end []byte, keysOnly bool, fn func(key, value []byte) (bool, error)) error {
 	s, err := d.openSnapshot(ctx, false)
 	if err != nil {
 		return err
 	}
-	err = s.Scan(ctx, start, end, fn)
+	err = s.scan(ctx, start, end, keysOnly, fn)
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}

@@ -385,3 +385,46 @@ func TestStatementTimeout(t *testing.T) {
 		t.Fatalf("took %v", d)
 	}
 }
+
+// TestConflictsKeepConnections: a transaction that failed (a serialization failure, under
+// contention) is rolled back on its connection, which the pool then reuses. Released inside
+// the failed transaction, the connection would be closed, and every retry would cost the
+// database a new backend process.
+func TestConflictsKeepConnections(t *testing.T) {
+	const conns = 4
+	db, err := postgres.Open(ctx, postgres.Options{URL: pgtest.URL(t), MaxConns: conns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const workers, rounds = 8, 20
+	key := []byte("counter")
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for range rounds {
+				// No lock: the workers' transactions conflict in the database.
+				err := db.Update(ctx, nil, func(tx store.Txn) error {
+					var n uint64
+					if v, err := tx.Get(key); err == nil {
+						n = binary.BigEndian.Uint64(v)
+					} else if !errors.Is(err, store.ErrNotFound) {
+						return err
+					}
+					return tx.Set(key, binary.BigEndian.AppendUint64(nil, n+1))
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if v, err := db.Get(ctx, key); err != nil || binary.BigEndian.Uint64(v) != workers*rounds {
+		t.Fatalf("counter = %x (%v), want %d", v, err, workers*rounds)
+	}
+	if n := db.Pool().Stat().NewConnsCount(); n > conns {
+		t.Fatalf("the pool opened %d connections for %d slots: failed transactions cost their connections", n, conns)
+	}
+}

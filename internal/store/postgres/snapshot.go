@@ -121,6 +121,11 @@ func (s *snapshot) query(ctx context.Context, sql string, read func(pgx.Rows) er
 
 // Scan implements store.Snapshot.
 func (s *snapshot) Scan(ctx context.Context, start, end []byte, fn func(key, value []byte) (bool, error)) error {
+	return s.scan(ctx, start, end, false, fn)
+}
+
+// scan is Scan; with keysOnly the statements select only the keys, and fn gets nil values.
+func (s *snapshot) scan(ctx context.Context, start, end []byte, keysOnly bool, fn func(key, value []byte) (bool, error)) error {
 	if s.closed {
 		return store.ErrClosed
 	}
@@ -131,7 +136,11 @@ func (s *snapshot) Scan(ctx context.Context, start, end []byte, fn func(key, val
 		cctx, cancel := context.WithTimeout(ctx, s.d.timeout)
 		read := func(rows pgx.Rows) error {
 			raw := rows.RawValues()
-			more, err := fn(raw[0], raw[1])
+			var v []byte
+			if !keysOnly {
+				v = raw[1]
+			}
+			more, err := fn(raw[0], v)
 			if err != nil {
 				return err
 			}
@@ -144,10 +153,14 @@ func (s *snapshot) Scan(ctx context.Context, start, end []byte, fn func(key, val
 		}
 		var n int
 		var err error
+		sqlFrom, sqlRange := stmtScanFrom, stmtScan
+		if keysOnly {
+			sqlFrom, sqlRange = stmtScanKeysFrom, stmtScanKeys
+		}
 		if end == nil {
-			n, err = s.query(cctx, stmtScanFrom, read, from, limit)
+			n, err = s.query(cctx, sqlFrom, read, from, limit)
 		} else {
-			n, err = s.query(cctx, stmtScan, read, from, nonNil(end), limit)
+			n, err = s.query(cctx, sqlRange, read, from, nonNil(end), limit)
 		}
 		cancel()
 		if errors.Is(err, errStop) || (err == nil && stopped) {

@@ -56,6 +56,56 @@ func (d *DB) Update(ctx context.Context, locks []store.Lock, fn func(tx store.Tx
 	}
 }
 
+// InsertIf implements store.GuardedInserter with one statement in its own READ COMMITTED
+// transaction (one round trip, committed durably at its end):
+//
+//	INSERT INTO tablo_kv (k, v) SELECT $1, $2
+//	WHERE EXISTS (SELECT 1 FROM tablo_kv WHERE k = $3 AND v = $4 FOR SHARE)
+//	ON CONFLICT (k) DO NOTHING
+//
+// Why this is as safe as a serializable Update: the statement reads only the guard, and locks
+// it. A transaction that deletes or changes the guard (Delete Table, in a serializable Update)
+// either committed before the statement looked (the guard is gone: nothing is inserted) or
+// waits for the lock until the insert has committed (the insert comes first, and the deleter's
+// later work, such as purging the table, sees it). Two writers of the key are ordered by the
+// primary key: the later INSERT finds the row and does nothing, and a serializable Update that
+// read the key as absent and then writes it fails with a serialization error and re-runs. No
+// predicate locks are taken, so concurrent inserts next to each other never abort each
+// other, as serializable transactions reading neighbouring keys would.
+func (d *DB) InsertIf(ctx context.Context, locks []store.Lock, key, value, guardKey, guardValue []byte) (bool, error) {
+	if !d.enter() {
+		return false, store.ErrClosed
+	}
+	defer d.inflight.RUnlock()
+	release := d.locks.Acquire(locks)
+	defer release()
+	ctx, cancel := context.WithTimeout(ctx, 2*d.timeout)
+	defer cancel()
+	lost := 0
+	for attempt := 0; ; attempt++ {
+		tag, err := d.pool.Exec(ctx, stmtInsertIf, nonNil(key), nonNil(value), nonNil(guardKey), nonNil(guardValue))
+		if err == nil {
+			return tag.RowsAffected() == 1, nil
+		}
+		// A statement the server refused committed nothing. A lost connection may have
+		// committed it, unless pgx knows the statement was never sent.
+		lostConn := sqlState(err) == "" && classify(err) == kindUnavailable
+		switch {
+		case serializationFailure(err) && attempt < conflictAttempts: // a deadlock
+		case lostConn && pgconn.SafeToRetry(err) && lost < connAttempts:
+			lost++
+			d.connectionLost(err)
+		case lostConn && !pgconn.SafeToRetry(err):
+			return false, fmt.Errorf("postgres: commit outcome unknown: %w", wrap("insert", err))
+		default:
+			return false, wrap("insert", err)
+		}
+		if !sleep(ctx, backoff(attempt)) {
+			return false, wrap("insert", err)
+		}
+	}
+}
+
 // retry marks a failed attempt that may run again: nothing of it was committed.
 type retry struct {
 	err  error
@@ -91,20 +141,30 @@ func (d *DB) updateOnce(ctx context.Context, fn func(tx store.Txn) error) error 
 		if ferr == nil {
 			ferr = t.err
 		}
+		t.rollback()
 		if r := retryable(t.err, true); r != t.err {
 			return r
 		}
 		return ferr
 	}
 	if ferr != nil {
-		if t.begun {
-			if _, err := conn.Exec(ctx, stmtRollback); err != nil {
-				conn.Conn().Close(ctx) // unknown state: do not reuse
-			}
-		}
+		t.rollback()
 		return ferr
 	}
 	return t.commit()
+}
+
+// rollback ends a transaction that will not commit, keeping its connection: a connection
+// released inside a transaction (even an aborted one) is closed by the pool, and every
+// serialization failure would then cost the database a new backend process.
+func (t *txn) rollback() {
+	pc := t.conn.Conn().PgConn()
+	if !t.begun || pc.IsClosed() || pc.TxStatus() == 'I' {
+		return
+	}
+	if _, err := t.conn.Exec(t.ctx, stmtRollback); err != nil {
+		t.conn.Conn().Close(t.ctx) // unknown state: do not reuse
+	}
 }
 
 // txn buffers writes and reads through them; the database sees them at commit, with the
@@ -378,6 +438,8 @@ func (t *txn) commit() error {
 	if serializationFailure(err) || sqlState(err) != "" {
 		// The server answered: the COMMIT did not run (a failed statement skips the rest
 		// of the pipeline) or reported the failure itself.
+		t.begun = true
+		t.rollback()
 		return retryable(wrap("commit", err), true)
 	}
 	// The connection failed after the COMMIT may have reached the server: the outcome is

@@ -101,6 +101,18 @@ func testExtents(t *testing.T, s store.Store) {
 		t.Errorf("empty extent: %q, %v", got, err)
 	}
 
+	// An extent being written is not listed before Commit (a sweep that saw it could delete
+	// it from under its writer).
+	pw, err := e.NewExtent(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw.Write([]byte("pending"))
+	if m := listExtents(t, e); len(m) != 2 {
+		t.Fatalf("ListExtents while %d is being written = %v, want only %d and %d", pw.ID(), m, a, b)
+	}
+	pw.Abort()
+
 	// An aborted extent is never listed nor readable.
 	w, err := e.NewExtent(context.Background())
 	if err != nil {

@@ -34,6 +34,8 @@ func Run(t *testing.T, open Opener) {
 	t.Run("TxnSnapshot", func(t *testing.T) { testTxnSnapshot(t, open(t)) })
 	t.Run("CloseWaitsForSnapshots", func(t *testing.T) { testCloseWaitsForSnapshots(t, open(t)) })
 	t.Run("Extents", func(t *testing.T) { testExtents(t, open(t)) })
+	t.Run("ScanKeys", func(t *testing.T) { testScanKeys(t, open(t)) })
+	t.Run("GuardedInsert", func(t *testing.T) { testGuardedInsert(t, open(t)) })
 }
 
 var ctx = context.Background()
