@@ -587,6 +587,32 @@ func (r *extentReader) Close() error {
 	return nil
 }
 
+// queryRows runs one read statement under the engine's in-flight gate and statement timeout,
+// retrying transient failures, and hands each row to scan; reset runs before every attempt, so
+// a retried attempt starts from nothing.
+func (d *DB) queryRows(ctx context.Context, reset func(), scan func(pgx.Rows) error, sql string, args ...any) error {
+	return d.retryRead(ctx, func() error {
+		reset()
+		if !d.enter() {
+			return store.ErrClosed
+		}
+		defer d.inflight.RUnlock()
+		qctx, cancel := context.WithTimeout(ctx, d.timeout)
+		defer cancel()
+		rows, err := d.pool.Query(qctx, sql, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := scan(rows); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	})
+}
+
 func (e extents) DeleteExtents(ctx context.Context, ids []uint64) error {
 	d := e.d
 	for len(ids) > 0 {
@@ -597,28 +623,12 @@ func (e extents) DeleteExtents(ctx context.Context, ids []uint64) error {
 			ask[i] = int64(id)
 		}
 		var marked []struct{ id, size int64 }
-		err := d.retryRead(ctx, func() error {
-			marked = marked[:0]
-			if !d.enter() {
-				return store.ErrClosed
-			}
-			defer d.inflight.RUnlock()
-			qctx, cancel := context.WithTimeout(ctx, d.timeout)
-			defer cancel()
-			rows, err := d.pool.Query(qctx, stmtExtentMark, ask)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var m struct{ id, size int64 }
-				if err := rows.Scan(&m.id, &m.size); err != nil {
-					return err
-				}
-				marked = append(marked, m)
-			}
-			return rows.Err()
-		})
+		err := d.queryRows(ctx, func() { marked = marked[:0] }, func(rows pgx.Rows) error {
+			var m struct{ id, size int64 }
+			err := rows.Scan(&m.id, &m.size)
+			marked = append(marked, m)
+			return err
+		}, stmtExtentMark, ask)
 		if err != nil {
 			return wrap("delete extents", err)
 		}
@@ -639,28 +649,12 @@ func (e extents) ListExtents(ctx context.Context, fn func(id uint64, size int64)
 	batch := make([]row, 0, listBatch)
 	var after int64
 	for {
-		err := d.retryRead(ctx, func() error {
-			batch = batch[:0]
-			if !d.enter() {
-				return store.ErrClosed
-			}
-			defer d.inflight.RUnlock()
-			qctx, cancel := context.WithTimeout(ctx, d.timeout)
-			defer cancel()
-			rows, err := d.pool.Query(qctx, stmtExtentList, after, listBatch)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var r row
-				if err := rows.Scan(&r.id, &r.size); err != nil {
-					return err
-				}
-				batch = append(batch, r)
-			}
-			return rows.Err()
-		})
+		err := d.queryRows(ctx, func() { batch = batch[:0] }, func(rows pgx.Rows) error {
+			var r row
+			err := rows.Scan(&r.id, &r.size)
+			batch = append(batch, r)
+			return err
+		}, stmtExtentList, after, listBatch)
 		if err != nil {
 			return wrap("list extents", err)
 		}
@@ -686,28 +680,12 @@ func (d *DB) ReclaimExtents(ctx context.Context) (int, error) {
 	deleted := 0
 	for {
 		var todo []int64
-		err := d.retryRead(ctx, func() error {
-			todo = todo[:0]
-			if !d.enter() {
-				return store.ErrClosed
-			}
-			defer d.inflight.RUnlock()
-			qctx, cancel := context.WithTimeout(ctx, d.timeout)
-			defer cancel()
-			rows, err := d.pool.Query(qctx, stmtExtentTodo, after, listBatch)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var id int64
-				if err := rows.Scan(&id); err != nil {
-					return err
-				}
-				todo = append(todo, id)
-			}
-			return rows.Err()
-		})
+		err := d.queryRows(ctx, func() { todo = todo[:0] }, func(rows pgx.Rows) error {
+			var id int64
+			err := rows.Scan(&id)
+			todo = append(todo, id)
+			return err
+		}, stmtExtentTodo, after, listBatch)
 		if err != nil {
 			return deleted, wrap("reclaim extents", err)
 		}
