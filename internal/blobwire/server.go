@@ -103,11 +103,6 @@ func (s *Server) Handle(fc *fasthttp.RequestCtx) {
 	if err := s.serve(c); err != nil {
 		s.writeError(c, err)
 	}
-	if fc.Request.Header.ContentLength() == -1 && fc.RequestBodyStream() != nil && !fc.Response.ConnectionClose() {
-		// A chunked body the handler did not read to its end would be parsed as the next
-		// request on this connection: close it after the answer instead.
-		fc.SetConnectionClose()
-	}
 }
 
 func (s *Server) writeError(c *call, err error) {
