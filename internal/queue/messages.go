@@ -9,6 +9,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tablo/tablo/internal/azerr"
@@ -62,13 +63,20 @@ func parseMessageID(id string) (qid, seq uint64, ok bool) {
 }
 
 // Pop receipts are URL-safe base64 (no '+', '/' or '='): clients put them in the query
-// string, and not every client escapes a '+' (which would arrive as a space).
+// string, and not every client escapes a '+' (which would arrive as a space). They start with
+// a fixed letter, as Azure's do, because base64url may start with '-', which command-line
+// clients (az) take for an option. Receipts without the letter are still accepted.
+const receiptLead = "A"
+
 func receiptString(r uint64) string {
-	return base64.RawURLEncoding.EncodeToString(binary.BigEndian.AppendUint64(nil, r))
+	return receiptLead + base64.RawURLEncoding.EncodeToString(binary.BigEndian.AppendUint64(nil, r))
 }
 
 func parseReceipt(s string) (uint64, error) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(s, receiptLead))
+	if len(s) == 11 { // issued before the lead letter
+		b, err = base64.RawURLEncoding.DecodeString(s)
+	}
 	if err != nil || len(b) != 8 {
 		return 0, azerr.New(azerr.InvalidQueryParameterValue).With("QueryParameterName", "popreceipt").With("QueryParameterValue", s)
 	}
