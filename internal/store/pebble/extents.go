@@ -331,8 +331,8 @@ func (s *sectionReader) Read(p []byte) (int, error) {
 
 func (s *sectionReader) Close() error { return s.f.Close() }
 
-// readOSFile opens an extent of the disk engine as an *os.File section (osSection), which
-// a server can send with sendfile.
+// readOSFile opens an extent of the disk engine as an *os.File section (osSection), whose
+// WriteTo hands the bytes to a writer without copying them through a buffer of ours.
 func readOSFile(path string, off, n int64) (io.ReadCloser, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -353,13 +353,14 @@ func readOSFile(path string, off, n int64) (io.ReadCloser, error) {
 		f.Close()
 		return nil, fmt.Errorf("pebble: read extent: %w", err)
 	}
-	return &osSection{f: f, want: n}, nil
+	return &osSection{f: f, off: off, want: n}, nil
 }
 
-// osSection reads want bytes from f's offset on and reports a short extent as
-// ErrUnexpectedEOF; Section hands f itself to a caller that sends it with sendfile.
+// osSection reads want bytes of f from off on and reports a short extent as
+// ErrUnexpectedEOF.
 type osSection struct {
 	f         *os.File
+	off       int64
 	want, got int64
 }
 
@@ -378,8 +379,16 @@ func (s *osSection) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Section implements store.FileSection (before any Read).
-func (s *osSection) Section() (*os.File, int64) { return s.f, s.want - s.got }
+// WriteTo writes the rest of the section to w (writeSection: from a memory mapping of the
+// page cache where the system has one).
+func (s *osSection) WriteTo(w io.Writer) (int64, error) {
+	n, err := writeSection(w, s.f, s.off+s.got, s.want-s.got)
+	s.got += n
+	if err == nil && s.got < s.want {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
 
 func (s *osSection) Close() error { return s.f.Close() }
 
