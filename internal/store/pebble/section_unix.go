@@ -16,12 +16,8 @@ const mapWindow = 8 << 20
 
 // writeSection writes n bytes of f from off to w (fewer if f is shorter: the caller reports
 // that) straight from the page cache: each window of the file is mapped read-only and
-// handed to w.Write, so the kernel copies the bytes once, into the socket.
-//
-// Why not sendfile: on loopback, a single 256 MiB download through sendfile reached half
-// of what the same client gets from a server writing from memory, and 1.3× a copy through
-// a 1 MiB buffer (two copies); writing from the mapping matches the write from memory
-// (docs/architecture.md, "Blob service: bulk bytes", has the figures).
+// handed to w.Write, so the kernel copies the bytes once, into the socket
+// (osSection.WriteTo says when this beats sendfile).
 func writeSection(w io.Writer, f *os.File, off, n int64) (written int64, err error) {
 	st, err := f.Stat()
 	if err != nil {

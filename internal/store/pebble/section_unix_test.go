@@ -5,20 +5,45 @@ package pebble
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
+// readFromRecorder is a writer with ReadFrom (as a connection's buffered writer has) that
+// records whether it was used.
+type readFromRecorder struct {
+	bytes.Buffer
+	used bool
+}
+
+func (r *readFromRecorder) ReadFrom(src io.Reader) (int64, error) {
+	r.used = true
+	return r.Buffer.ReadFrom(src)
+}
+
 // A disk extent larger than one mapping window, read from unaligned offsets, arrives whole
-// through WriteTo, also after part of it was taken with Read.
+// through WriteTo, also after part of it was taken with Read, and then with Read again:
+// through the mapping while few sends run, through the writer's ReadFrom (sendfile) beyond.
 func TestExtentWriteToAcrossWindows(t *testing.T) {
+	for _, sendfile := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sendfile=%v", sendfile), func(t *testing.T) { testExtentWriteTo(t, sendfile) })
+	}
+}
+
+func testExtentWriteTo(t *testing.T, sendfile bool) {
 	d, err := Open(Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d.Close()
+	if sendfile {
+		d.extents.sendfileAt = 0
+	} else {
+		d.extents.sendfileAt = 1
+	}
 	ctx := context.Background()
 	data := make([]byte, 2*mapWindow+12345)
 	for i := range data {
@@ -49,8 +74,15 @@ func TestExtentWriteToAcrossWindows(t *testing.T) {
 		if _, err := io.ReadFull(r, head); err != nil {
 			t.Fatal(err)
 		}
-		var buf bytes.Buffer
+		var buf readFromRecorder
 		n, err := r.(io.WriterTo).WriteTo(&buf)
+		if buf.used != sendfile {
+			t.Errorf("%+v: ReadFrom used: %v", c, buf.used)
+		}
+		// Nothing is left: Read says so, wherever WriteTo left the file's offset.
+		if k, rerr := r.Read(make([]byte, 10)); k != 0 || rerr != io.EOF {
+			t.Errorf("%+v: Read after WriteTo: %d, %v; want 0, EOF", c, k, rerr)
+		}
 		r.Close()
 		got := append(head, buf.Bytes()...)
 		if err != nil || n != int64(buf.Len()) || !bytes.Equal(got, data[c.off:end]) {
