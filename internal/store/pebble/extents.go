@@ -41,8 +41,8 @@ type fileExtents struct {
 	// onDisk: fs is the operating system's, so a reader can be an *os.File section whose
 	// WriteTo hands the page cache to the writer (osSection).
 	onDisk bool
-	// sending counts osSection.WriteTo calls under way; from sendfileAt on, they use
-	// sendfile (osSection.WriteTo has the why).
+	// sending counts osSection.WriteTo calls under way; those beyond sendfileAt (the
+	// CPU count) use sendfile (osSection.WriteTo has the why).
 	sending    atomic.Int64
 	sendfileAt int64
 	next       atomic.Uint64
@@ -390,8 +390,8 @@ func (s *osSection) Read(p []byte) (int, error) {
 //
 //   - while no more sends run than there are CPUs, by writeSection (from a memory mapping
 //     where the system has one): one copy, into the socket. A single 256 MiB download on
-//     loopback got 1.2-1.3x the MB/s this way than through sendfile, which left it at about
-//     half of what a server writing from memory reaches, with the CPUs not busy;
+//     loopback got 1.2-1.3x the MB/s this way that it got through sendfile, which left it
+//     at about half of what a server writing from memory reaches, the CPUs not busy;
 //   - beyond that, through w's ReadFrom (a connection's sendfile, if w reaches one): no copy
 //     at all, which matters once the CPUs are the limit (16 concurrent 256 MiB downloads
 //     cost 1.3x the server CPU per download through the mapping).
