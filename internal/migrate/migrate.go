@@ -164,31 +164,46 @@ func (c *copier) run(ctx context.Context) (Result, error) {
 	defer snap.Close()
 	fmt.Fprintf(c.o.Progress, "copying %s -> %s\n", redact(c.o.From), redact(c.o.To))
 	c.srcHash = fnv.New64a()
-	var keys, vals [][]byte
-	size := 0
-	flush := func() error {
-		if len(keys) == 0 {
-			return nil
-		}
-		err := c.dst.Update(ctx, nil, func(tx store.Txn) error {
-			for i := range keys {
-				if err := tx.Set(keys[i], vals[i]); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		keys, vals, size = keys[:0], vals[:0], 0
-		return err
-	}
 	c.began, c.last = time.Now(), time.Now()
-	err = snap.Scan(ctx, nil, nil, func(k, v []byte) (bool, error) {
-		// Extents first: each is durable in the destination before the record naming it is.
-		v, kind, err := blob.RewriteExtents(k, v, func(id uint64, need int64) (uint64, error) {
+	// The snapshot is read a batch at a time and each batch is copied between two scans:
+	// copying a batch's extents may take minutes, longer than an engine lets one scan
+	// statement run (PostgreSQL's calls time out), so no scan waits for it.
+	var from []byte
+	for {
+		var ks, vs [][]byte
+		size, full := 0, false
+		err := snap.Scan(ctx, from, nil, func(k, v []byte) (bool, error) {
+			ks = append(ks, bytes.Clone(k))
+			vs = append(vs, bytes.Clone(v))
+			size += len(k) + len(v)
+			full = len(ks) >= batchKeys || size >= batchBytes
+			return !full, nil
+		})
+		if err == nil {
+			err = c.copyBatch(ctx, ks, vs)
+		}
+		if err != nil {
+			return c.res, fmt.Errorf("migrate: copy: %w", err)
+		}
+		if !full {
+			break
+		}
+		from = append(ks[len(ks)-1], 0) // the next key in byte order
+	}
+	c.progress(true)
+	return c.res, c.verify(ctx)
+}
+
+// copyBatch copies one batch of records, the extents they name first (each is durable in the
+// destination before the record naming it is written), then the records, rewritten to the
+// destination's extent ids, in one transaction.
+func (c *copier) copyBatch(ctx context.Context, ks, vs [][]byte) error {
+	for i, k := range ks {
+		v, kind, err := blob.RewriteExtents(k, vs[i], func(id uint64, need int64) (uint64, error) {
 			return c.copyExtent(ctx, k, id, need)
 		})
 		if err != nil {
-			return false, fmt.Errorf("%s: %w", describe(k), err)
+			return fmt.Errorf("%s: %w", describe(k), err)
 		}
 		switch kind {
 		case blob.BlobRecord:
@@ -196,28 +211,27 @@ func (c *copier) run(ctx context.Context) (Result, error) {
 		case blob.BlockRecord:
 			c.res.Blocks++
 		}
+		vs[i] = v
 		addHash(c.srcHash, k, v)
-		keys = append(keys, bytes.Clone(k))
-		vals = append(vals, bytes.Clone(v))
-		size += len(k) + len(v)
 		c.res.Keys++
 		c.res.Bytes += int64(len(k) + len(v))
-		if len(keys) >= batchKeys || size >= batchBytes {
-			if err := flush(); err != nil {
-				return false, fmt.Errorf("write: %w", err)
+		c.progress(false)
+	}
+	if len(ks) == 0 {
+		return nil
+	}
+	err := c.dst.Update(ctx, nil, func(tx store.Txn) error {
+		for i := range ks {
+			if err := tx.Set(ks[i], vs[i]); err != nil {
+				return err
 			}
 		}
-		c.progress(false)
-		return true, nil
+		return nil
 	})
-	if err == nil {
-		err = flush()
-	}
 	if err != nil {
-		return c.res, fmt.Errorf("migrate: copy: %w", err)
+		return fmt.Errorf("write: %w", err)
 	}
-	c.progress(true)
-	return c.res, c.verify(ctx)
+	return nil
 }
 
 // progress prints a line every ProgressEvery, or now with final.
