@@ -429,3 +429,26 @@ func TestBlobsInterruptedLeavesMark(t *testing.T) {
 		t.Fatal("an interrupted destination is not reported unfinished")
 	}
 }
+
+// A destination holding blob data but no keys is not empty either.
+func TestRefusesDestinationWithExtents(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "d")
+	db, err := pebblestore.Open(pebblestore.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := db.Extents().NewExtent(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("bulk"))
+	if _, err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	src := filepath.Join(t.TempDir(), "s")
+	fill(t, src, 3)
+	if _, err := Run(ctx, Options{From: src, To: dir}); err == nil || !strings.Contains(err.Error(), "not empty") {
+		t.Fatalf("into a destination holding an extent: %v", err)
+	}
+}

@@ -126,7 +126,7 @@ func checkEmpty(ctx context.Context, dst store.Store) error {
 	if err := dst.Scan(ctx, nil, nil, func(k, v []byte) (bool, error) { empty = false; return false, nil }); err != nil {
 		return fmt.Errorf("cannot be read: %w", err)
 	}
-	if err := dst.Extents().ListExtents(ctx, func(uint64, int64) error { empty = false; return errStop }); err != nil && err != errStop {
+	if err := dst.Extents().ListExtents(ctx, func(uint64, int64) error { empty = false; return errStop }); err != nil && !errors.Is(err, errStop) {
 		return fmt.Errorf("cannot be read: %w", err)
 	}
 	if !empty {
