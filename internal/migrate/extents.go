@@ -46,7 +46,10 @@ func (c *copier) copyExtent(ctx context.Context, k []byte, id uint64, need int64
 		}
 	}()
 	sum := crc64.New(crcTable)
-	buf := make([]byte, chunk)
+	if c.buf == nil {
+		c.buf = make([]byte, chunk)
+	}
+	buf := c.buf
 	var n int64
 	for {
 		m, rerr := r.Read(buf)
@@ -82,7 +85,10 @@ func (c *copier) copyExtent(ctx context.Context, k []byte, id uint64, need int64
 // verifyExtents reads every copied extent back from the destination and compares its
 // length and CRC-64 with the source's.
 func (c *copier) verifyExtents(ctx context.Context) error {
-	buf := make([]byte, chunk)
+	buf := c.buf
+	if buf == nil {
+		buf = make([]byte, chunk)
+	}
 	for sid, e := range c.ext {
 		r, err := c.dst.Extents().ReadExtent(ctx, e.id, 0, -1)
 		if err != nil {

@@ -147,6 +147,7 @@ type copier struct {
 	began   time.Time
 	last    time.Time
 	srcHash hash.Hash64
+	buf     []byte // extents stream through it
 }
 
 // copied is a source extent's copy in the destination.
