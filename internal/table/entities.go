@@ -107,6 +107,11 @@ func (s *Service) Write(ctx context.Context, account, tableName string, op Op) (
 			return r, err
 		}
 	}
+	if op.Kind != Insert && s.writer != nil && s.cols == nil {
+		if r, done, err := s.writeFast(ctx, account, tableName, op); done || err != nil {
+			return r, err
+		}
+	}
 	res, err := s.Batch(ctx, account, tableName, []Op{op})
 	if err != nil {
 		var be *BatchError
@@ -162,14 +167,9 @@ func (s *Service) insertFast(ctx context.Context, account, tableName string, op 
 		return Result{}, false, nil
 	}
 	pk := op.Entity.PartitionKey
-	var ticks int64
-	for attempt := 0; ; attempt++ {
-		if err := s.reserveTicks(ctx, floorReserve<<min(attempt, 10)); err != nil {
-			return Result{}, false, err
-		}
-		if ticks, ok = s.nextTicks(); ok {
-			break
-		}
+	ticks, err := s.fastTicks(ctx)
+	if err != nil {
+		return Result{}, false, err
 	}
 	res, value, err := planOp(&op, nil, false, ticks)
 	if err != nil {
@@ -185,6 +185,85 @@ func (s *Service) insertFast(ctx context.Context, account, tableName string, op 
 		return Result{}, false, fmt.Errorf("table: write %s: %w", tableName, err)
 	}
 	return res, done, nil
+}
+
+// fastTicks is nextTicks for a write outside Update: it reserves further ahead until the
+// value is below the stored floor.
+func (s *Service) fastTicks(ctx context.Context) (int64, error) {
+	for attempt := 0; ; attempt++ {
+		if err := s.reserveTicks(ctx, floorReserve<<min(attempt, 10)); err != nil {
+			return 0, err
+		}
+		if ticks, ok := s.nextTicks(); ok {
+			return ticks, nil
+		}
+	}
+}
+
+// fastAttempts bounds how often writeFast re-reads an entity that changed under it before
+// leaving the write to the general path, whose partition lock queues this process's writers.
+const fastAttempts = 8
+
+// writeFast is Write of one Replace, Merge, Insert-or-Replace, Insert-or-Merge or Delete on an
+// engine with a one-round-trip conditional write (store.GuardedWriter), without a
+// transaction: it reads the entity and the table's catalog record in one statement (as a
+// point get does), checks and plans the write against what it read (planOp: If-Match, the
+// merge, a Timestamp past the stored one), and writes it only if the entity still holds
+// exactly what was read and the record still names the guessed table. When the entity
+// changed in between, it reads again. An answer decided by the read (404, 412, a merge too
+// large) is the answer as of that read, which a single statement sees whole.
+//
+// It reports done only when the write landed or was refused by the read; when the table is
+// not the guessed one (gone, re-created, no guess yet) or the entity keeps changing, nothing
+// is written and Write takes the general path.
+func (s *Service) writeFast(ctx context.Context, account, tableName string, op Op) (Result, bool, error) {
+	t, ok := s.tableHint(account, tableName)
+	if !ok {
+		return Result{}, false, nil
+	}
+	ek := keys.Entity(t.ID, op.Entity.PartitionKey, op.Entity.RowKey)
+	ck := keys.Table(account, strings.ToLower(tableName))
+	// No partition lock, as for insertFast: writers of distinct entities do not conflict,
+	// and writers of one entity are ordered by the conditional write.
+	locks := []store.Lock{{Name: tableLock(t.ID), Shared: true}}
+	for range fastAttempts {
+		var old, record []byte
+		var exists, live bool
+		err := store.GetMany(ctx, s.st, [][]byte{ek, ck}, func(i int, v []byte, found bool) error {
+			if i == 0 {
+				old, exists = bytes.Clone(v), found
+			} else {
+				record, live = bytes.Clone(v), found
+			}
+			return nil
+		})
+		if err != nil {
+			return Result{}, false, fmt.Errorf("table: write %s: %w", tableName, err)
+		}
+		if !live {
+			return Result{}, false, nil
+		}
+		if cur, err := decodeTable(record); err != nil || cur.ID != t.ID {
+			return Result{}, false, nil
+		}
+		ticks, err := s.fastTicks(ctx)
+		if err != nil {
+			return Result{}, false, err
+		}
+		res, value, err := planOp(&op, old, exists, ticks)
+		if err != nil {
+			return Result{}, true, err
+		}
+		done, err := s.writer.WriteIf(ctx, locks, store.CondWrite{Key: ek, Exists: exists, Old: old,
+			Value: value, Delete: value == nil, GuardKey: ck, GuardValue: record})
+		if err != nil {
+			return Result{}, false, fmt.Errorf("table: write %s: %w", tableName, err)
+		}
+		if done {
+			return res, true, nil
+		}
+	}
+	return Result{}, false, nil
 }
 
 // errStaleHint: on a shared store, the table id a write guessed from tableHint is no longer

@@ -79,6 +79,9 @@ type Service struct {
 	// inserter, on a shared engine that offers it, writes a single Insert in one round trip
 	// (insertFast).
 	inserter store.GuardedInserter
+	// writer, on a shared engine that offers it, writes other single-entity operations as
+	// one read and one conditional write (writeFast).
+	writer store.GuardedWriter
 	// drops purges the entities of deleted tables in the background (drop.go).
 	drops *dropper
 	// colOpts rebuilds cols when DropCaches empties it.
@@ -103,6 +106,9 @@ func New(st store.Store, o Options) *Service {
 	s.shared = traits.Shared
 	if gi, ok := st.(store.GuardedInserter); ok && s.shared {
 		s.inserter = gi
+	}
+	if gw, ok := st.(store.GuardedWriter); ok && s.shared {
+		s.writer = gw
 	}
 	s.drops = startDropper(s, traits.RangeDeleteChunk)
 	if s.shared && o.ColumnCacheBytes > 0 {

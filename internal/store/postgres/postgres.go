@@ -97,6 +97,8 @@ const (
 	stmtUpsert       = `INSERT INTO tablo_kv (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = excluded.v`
 	stmtUpsertMany   = `INSERT INTO tablo_kv (k, v) SELECT * FROM unnest($1::BYTEA[], $2::BYTEA[]) ON CONFLICT (k) DO UPDATE SET v = excluded.v`
 	stmtInsertIf     = `INSERT INTO tablo_kv (k, v) SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM tablo_kv WHERE k = $3 AND v = $4 FOR SHARE) ON CONFLICT (k) DO NOTHING`
+	stmtUpdateIf     = `UPDATE tablo_kv SET v = $2 WHERE k = $1 AND v = $3 AND EXISTS (SELECT 1 FROM tablo_kv WHERE k = $4 AND v = $5 FOR SHARE)`
+	stmtDeleteIf     = `DELETE FROM tablo_kv WHERE k = $1 AND v = $2 AND EXISTS (SELECT 1 FROM tablo_kv WHERE k = $3 AND v = $4 FOR SHARE)`
 	stmtDelete       = `DELETE FROM tablo_kv WHERE k = ANY($1)`
 	stmtDeleteRange  = `DELETE FROM tablo_kv WHERE k >= $1 AND k < $2`
 	stmtDeleteFrom   = `DELETE FROM tablo_kv WHERE k >= $1`
@@ -328,22 +330,74 @@ func (d *DB) GetMany(ctx context.Context, keys [][]byte, fn func(i int, value []
 // Scan implements store.Store: a snapshot that begins with its first batch. A scan that
 // failed on a dead connection before calling fn is retried on a fresh one.
 func (d *DB) Scan(ctx context.Context, start, end []byte, fn func(key, value []byte) (bool, error)) error {
-	return d.scan(ctx, start, end, false, fn)
+	return d.scan(ctx, start, end, false, 0, fn)
+}
+
+// ScanLimit implements store.ScanLimit. Up to maxBatch rows it is one statement outside any
+// transaction (one round trip, no BEGIN or COMMIT): a single statement reads one snapshot.
+// Larger limits scan in a snapshot, in batches no larger than what is left.
+func (d *DB) ScanLimit(ctx context.Context, start, end []byte, limit int, fn func(key, value []byte) (bool, error)) error {
+	if limit > maxBatch {
+		return d.scan(ctx, start, end, false, limit, fn)
+	}
+	if !d.enter() {
+		return store.ErrClosed
+	}
+	defer d.inflight.RUnlock()
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	called := false
+	var ferr error
+	err := d.retryRead(ctx, func() error {
+		var rows pgx.Rows
+		var err error
+		if end == nil {
+			rows, err = d.pool.Query(ctx, stmtScanFrom, nonNil(start), limit)
+		} else {
+			rows, err = d.pool.Query(ctx, stmtScan, nonNil(start), nonNil(end), limit)
+		}
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			called = true
+			raw := rows.RawValues()
+			more, err := fn(raw[0], nonNil(raw[1]))
+			if err != nil || !more {
+				ferr = err
+				return nil
+			}
+		}
+		if err := rows.Err(); err != nil && called {
+			// Rows were delivered: not retried (the caller saw part of the result).
+			ferr = wrap("scan", err)
+			return nil
+		}
+		return rows.Err()
+	})
+	if ferr != nil {
+		return ferr
+	}
+	if err != nil {
+		return wrap("scan", err)
+	}
+	return nil
 }
 
 // ScanKeys is Scan without the values (store.ScanKeys): only the keys cross the network.
 func (d *DB) ScanKeys(ctx context.Context, start, end []byte, fn func(key []byte) (bool, error)) error {
-	return d.scan(ctx, start, end, true, func(k, _ []byte) (bool, error) { return fn(k) })
+	return d.scan(ctx, start, end, true, 0, func(k, _ []byte) (bool, error) { return fn(k) })
 }
 
-func (d *DB) scan(ctx context.Context, start, end []byte, keysOnly bool, fn func(key, value []byte) (bool, error)) error {
+func (d *DB) scan(ctx context.Context, start, end []byte, keysOnly bool, limit int, fn func(key, value []byte) (bool, error)) error {
 	if !d.enter() {
 		return store.ErrClosed
 	}
 	defer d.inflight.RUnlock()
 	for attempt := 0; ; attempt++ {
 		called := false
-		err := d.scanOnce(ctx, start, end, keysOnly, func(k, v []byte) (bool, error) {
+		err := d.scanOnce(ctx, start, end, keysOnly, limit, func(k, v []byte) (bool, error) {
 			called = true
 			return fn(k, v)
 		})
@@ -357,12 +411,12 @@ func (d *DB) scan(ctx context.Context, start, end []byte, keysOnly bool, fn func
 	}
 }
 
-func (d *DB) scanOnce(ctx context.Context, start, end []byte, keysOnly bool, fn func(key, value []byte) (bool, error)) error {
+func (d *DB) scanOnce(ctx context.Context, start, end []byte, keysOnly bool, limit int, fn func(key, value []byte) (bool, error)) error {
 	s, err := d.openSnapshot(ctx, false)
 	if err != nil {
 		return err
 	}
-	err = s.scan(ctx, start, end, keysOnly, fn)
+	err = s.scan(ctx, start, end, keysOnly, limit, fn)
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}
