@@ -179,10 +179,13 @@ func (s *Service) insertFast(ctx context.Context, account, tableName string, op 
 	// statement reads only the catalog record), so they need not queue, and their commits
 	// share WAL flushes; two inserts of one entity are ordered by its primary key.
 	locks := []store.Lock{{Name: tableLock(t.ID), Shared: true}}
-	done, err := s.inserter.InsertIf(ctx, locks, keys.Entity(t.ID, pk, op.Entity.RowKey), value,
-		keys.Table(account, strings.ToLower(tableName)), encodeTable(t))
+	ek := keys.Entity(t.ID, pk, op.Entity.RowKey)
+	done, err := s.inserter.InsertIf(ctx, locks, ek, value, keys.Table(account, strings.ToLower(tableName)), encodeTable(t))
 	if err != nil {
 		return Result{}, false, fmt.Errorf("table: write %s: %w", tableName, err)
+	}
+	if done {
+		s.recent.put(ek, value)
 	}
 	return res, done, nil
 }
@@ -206,16 +209,18 @@ const fastAttempts = 8
 
 // writeFast is Write of one Replace, Merge, Insert-or-Replace, Insert-or-Merge or Delete on an
 // engine with a one-round-trip conditional write (store.GuardedWriter), without a
-// transaction: it reads the entity and the table's catalog record in one statement (as a
-// point get does), checks and plans the write against what it read (planOp: If-Match, the
-// merge, a Timestamp past the stored one), and writes it only if the entity still holds
-// exactly what was read and the record still names the guessed table. When the entity
-// changed in between, it reads again. An answer decided by the read (404, 412, a merge too
-// large) is the answer as of that read, which a single statement sees whole.
+// transaction: it plans the write (planOp: If-Match, the merge, a Timestamp past the stored
+// one) against a value the entity is believed to hold, and the engine writes it only if the
+// entity holds exactly that value and the table's catalog record still names the guessed
+// table. The belief is the value this process last wrote or read (recentValues: the write is
+// then one round trip), else, or when that guess failed, the entity read together with the
+// catalog record in one statement, as a point get does (two round trips). An answer other than
+// success (404, 412, a merge too large) comes only from such a read: it is the answer as of
+// that read, which a single statement sees whole.
 //
-// It reports done only when the write landed or was refused by the read; when the table is
-// not the guessed one (gone, re-created, no guess yet) or the entity keeps changing, nothing
-// is written and Write takes the general path.
+// It reports done only when the write landed or a read refused it; when the table is not the
+// guessed one (gone, re-created, no guess yet) or the entity keeps changing, nothing is
+// written and Write takes the general path.
 func (s *Service) writeFast(ctx context.Context, account, tableName string, op Op) (Result, bool, error) {
 	t, ok := s.tableHint(account, tableName)
 	if !ok {
@@ -226,6 +231,39 @@ func (s *Service) writeFast(ctx context.Context, account, tableName string, op O
 	// No partition lock, as for insertFast: writers of distinct entities do not conflict,
 	// and writers of one entity are ordered by the conditional write.
 	locks := []store.Lock{{Name: tableLock(t.ID), Shared: true}}
+	write := func(old []byte, exists bool, record []byte, guess bool) (Result, bool, error) {
+		ticks, err := s.fastTicks(ctx)
+		if err != nil {
+			return Result{}, false, err
+		}
+		res, value, err := planOp(&op, old, exists, ticks)
+		if err != nil {
+			if guess {
+				return Result{}, false, nil // not an answer: read and plan again
+			}
+			return Result{}, true, err
+		}
+		done, err := s.writer.WriteIf(ctx, locks, store.CondWrite{Key: ek, Exists: exists, Old: old,
+			Value: value, Delete: value == nil, GuardKey: ck, GuardValue: record})
+		if err != nil {
+			s.recent.drop(ek)
+			return Result{}, false, fmt.Errorf("table: write %s: %w", tableName, err)
+		}
+		if done {
+			if value == nil {
+				s.recent.drop(ek)
+			} else {
+				s.recent.put(ek, value)
+			}
+		}
+		return res, done, nil
+	}
+	if old, ok := s.recent.get(ek); ok {
+		if res, done, err := write(old, true, encodeTable(t), true); done || err != nil {
+			return res, done, err
+		}
+		s.recent.drop(ek)
+	}
 	for range fastAttempts {
 		var old, record []byte
 		var exists, live bool
@@ -246,21 +284,8 @@ func (s *Service) writeFast(ctx context.Context, account, tableName string, op O
 		if cur, err := decodeTable(record); err != nil || cur.ID != t.ID {
 			return Result{}, false, nil
 		}
-		ticks, err := s.fastTicks(ctx)
-		if err != nil {
-			return Result{}, false, err
-		}
-		res, value, err := planOp(&op, old, exists, ticks)
-		if err != nil {
-			return Result{}, true, err
-		}
-		done, err := s.writer.WriteIf(ctx, locks, store.CondWrite{Key: ek, Exists: exists, Old: old,
-			Value: value, Delete: value == nil, GuardKey: ck, GuardValue: record})
-		if err != nil {
-			return Result{}, false, fmt.Errorf("table: write %s: %w", tableName, err)
-		}
-		if done {
-			return res, true, nil
+		if res, done, err := write(old, exists, record, false); done || err != nil {
+			return res, done, err
 		}
 	}
 	return Result{}, false, nil
@@ -286,6 +311,7 @@ func (s *Service) batch(ctx context.Context, account, tableName string, t Table,
 	pk := ops[0].Entity.PartitionKey
 	locks := []store.Lock{{Name: tableLock(t.ID), Shared: true}, {Name: partitionLock(t.ID, pk)}}
 	results := make([]Result, len(ops))
+	var written, values [][]byte // of the last run of update
 	update := func(tx store.Txn) error {
 		// The table may have been deleted between the lookup and taking its lock. On a
 		// shared store the catalog record is read with the entities, in one lookup (one
@@ -300,11 +326,10 @@ func (s *Service) batch(ctx context.Context, account, tableName string, t Table,
 		if !ok {
 			return errPastFloor
 		}
-		written := make([][]byte, len(ops))
+		written = make([][]byte, len(ops))
 		for i := range ops {
 			written[i] = keys.Entity(t.ID, pk, ops[i].Entity.RowKey)
 		}
-		var values [][]byte
 		var err error
 		if withCatalog != nil {
 			values, err = planOps(withCatalog, ops, written, ticks, results)
@@ -346,6 +371,13 @@ func (s *Service) batch(ctx context.Context, account, tableName string, t Table,
 	}
 	if err != nil {
 		return nil, fmt.Errorf("table: write %s: %w", tableName, err)
+	}
+	for i, k := range written {
+		if values[i] == nil {
+			s.recent.drop(k)
+		} else {
+			s.recent.put(k, values[i])
+		}
 	}
 	return results, nil
 }
@@ -612,7 +644,9 @@ func (s *Service) getEntityShared(ctx context.Context, account, tableName, pk, r
 		var live bool
 		var raw entity.Raw
 		var found bool
-		err := store.GetMany(ctx, s.st, [][]byte{keys.Entity(t.ID, pk, rk), ck}, func(i int, v []byte, ok bool) error {
+		var stored []byte // a copy for recentValues
+		ek := keys.Entity(t.ID, pk, rk)
+		err := store.GetMany(ctx, s.st, [][]byte{ek, ck}, func(i int, v []byte, ok bool) error {
 			if !ok {
 				return nil
 			}
@@ -625,6 +659,9 @@ func (s *Service) getEntityShared(ctx context.Context, account, tableName, pk, r
 			var err error
 			raw, err = entity.NewRaw(bytes.Clone(v), pk, rk)
 			found = true
+			if s.recent != nil {
+				stored = bytes.Clone(v)
+			}
 			return err
 		})
 		if err != nil {
@@ -639,7 +676,11 @@ func (s *Service) getEntityShared(ctx context.Context, account, tableName, pk, r
 		case cur.ID != t.ID:
 			return entity.Raw{}, azerr.New(azerr.TableNotFound)
 		case !found:
+			s.recent.drop(ek)
 			return entity.Raw{}, azerr.New(azerr.ResourceNotFound)
+		}
+		if stored != nil {
+			s.recent.put(ek, stored)
 		}
 		return raw, nil
 	}
