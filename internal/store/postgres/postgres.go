@@ -19,7 +19,9 @@
 // maxBatch), streaming each batch's rows to the callback; no result is held whole.
 //
 // Round trips: BEGIN travels with a transaction's first statement, and an Update's writes
-// travel with its COMMIT (writes are buffered in the Txn and read back from there).
+// travel with its COMMIT (writes are buffered in the Txn and read back from there). Single
+// guarded writes (InsertIf, WriteIf) and short scans (ScanLimit) are one statement each, in
+// no explicit transaction.
 package postgres
 
 import (
