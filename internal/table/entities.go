@@ -644,7 +644,7 @@ func (s *Service) getEntityShared(ctx context.Context, account, tableName, pk, r
 		var live bool
 		var raw entity.Raw
 		var found bool
-		var stored []byte // a copy for recentValues
+		var stored []byte // raw's buffer, read-only: recentValues keeps it too
 		ek := keys.Entity(t.ID, pk, rk)
 		err := store.GetMany(ctx, s.st, [][]byte{ek, ck}, func(i int, v []byte, ok bool) error {
 			if !ok {
@@ -657,11 +657,9 @@ func (s *Service) getEntityShared(ctx context.Context, account, tableName, pk, r
 				return err
 			}
 			var err error
-			raw, err = entity.NewRaw(bytes.Clone(v), pk, rk)
+			stored = bytes.Clone(v)
+			raw, err = entity.NewRaw(stored, pk, rk)
 			found = true
-			if s.recent != nil {
-				stored = bytes.Clone(v)
-			}
 			return err
 		})
 		if err != nil {
@@ -679,9 +677,7 @@ func (s *Service) getEntityShared(ctx context.Context, account, tableName, pk, r
 			s.recent.drop(ek)
 			return entity.Raw{}, azerr.New(azerr.ResourceNotFound)
 		}
-		if stored != nil {
-			s.recent.put(ek, stored)
-		}
+		s.recent.put(ek, stored)
 		return raw, nil
 	}
 }

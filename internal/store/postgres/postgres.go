@@ -304,25 +304,48 @@ func (d *DB) GetMany(ctx context.Context, keys [][]byte, fn func(i int, value []
 	for i, k := range keys {
 		ask[i] = nonNil(k)
 	}
-	var got map[string][]byte
+	// The rows come in any order; a few keys (a point get asks for two) are matched by
+	// looking through them, more through a map.
+	vals := make([][]byte, len(keys))
+	found := make([]bool, len(keys))
+	var index map[string]int
+	if len(keys) > 8 {
+		index = make(map[string]int, len(keys))
+		for i, k := range keys {
+			index[string(k)] = i
+		}
+	}
 	err := d.retryRead(ctx, func() error {
-		got = make(map[string][]byte, len(keys))
+		clear(vals)
+		clear(found)
 		rows, err := d.pool.Query(ctx, stmtLookup, ask)
 		if err != nil {
 			return err
 		}
 		for rows.Next() {
 			raw := rows.RawValues()
-			got[string(raw[0])] = bytes.Clone(nonNil(raw[1]))
+			i, ok := -1, false
+			if index != nil {
+				i, ok = index[string(raw[0])]
+			} else {
+				for j, k := range keys {
+					if bytes.Equal(k, raw[0]) {
+						i, ok = j, true
+						break
+					}
+				}
+			}
+			if ok {
+				vals[i], found[i] = bytes.Clone(nonNil(raw[1])), true
+			}
 		}
 		return rows.Err()
 	})
 	if err != nil {
 		return wrap("get", err)
 	}
-	for i, k := range keys {
-		v, found := got[string(k)]
-		if err := fn(i, v, found); err != nil {
+	for i := range keys {
+		if err := fn(i, vals[i], found[i]); err != nil {
 			return err
 		}
 	}
