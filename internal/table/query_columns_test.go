@@ -366,12 +366,16 @@ func TestQueryColumnsTinyBudget(t *testing.T) {
 // since the build lies within that distance, and ends with the same continuation and the
 // same Scanned count.
 func TestQueryColumnsLookaheadBound(t *testing.T) {
-	for _, c := range []struct {
-		n       int // non-matching entities after the match, in the build
-		written bool
-	}{{maxLookahead - 1, true}, {maxLookahead, true}, {maxLookahead, false}, {maxLookahead + 1, false}} {
+	for i, c := range []struct {
+		n       int    // non-matching entities after the match, in the build
+		written string // the row key of a non-matching entity written after the build
+	}{
+		{maxLookahead - 1, "b00500x"}, {maxLookahead, "b00500x"}, // half way
+		{maxLookahead - 1, "c"}, {maxLookahead, "c"}, // the last entity scanned or the one past it
+		{maxLookahead, ""}, {maxLookahead + 1, ""},
+	} {
 		n := c.n
-		name := fmt.Sprintf("clook%d%v", n, c.written)
+		name := fmt.Sprintf("clook%d", i)
 		f := &fixture{t: t, db: openMem(t), table: name, model: map[[2]string]*entity.Entity{}}
 		f.svc = New(f.db, columnOptions())
 		t.Cleanup(f.svc.Close)
@@ -397,10 +401,10 @@ func TestQueryColumnsLookaheadBound(t *testing.T) {
 		if err := f.svc.cols.Build(tbl.ID, []string{"M"}); err != nil {
 			t.Fatal(err)
 		}
-		// Written after the build, half way into the lookahead: the page reads it from the
-		// store snapshot between two runs of cached rows.
-		if c.written {
-			f.put("p", "b00500x", entity.Property{Name: "M", Value: entity.BoolValue(false)})
+		// Written after the build: the page reads it from the store snapshot, between two
+		// runs of cached rows or after them.
+		if c.written != "" {
+			f.put("p", c.written, entity.Property{Name: "M", Value: entity.BoolValue(false)})
 			n++
 		}
 		plain := New(f.db, testOptions(0))
