@@ -23,6 +23,15 @@ type chunkedStore struct {
 	chunk int // keys per range delete (7 when 0)
 	// widest, when set, records the most keys one range deletion removed.
 	widest *atomic.Int64
+	// gets, when set, counts reads outside transactions (Get).
+	gets *atomic.Int64
+}
+
+func (c chunkedStore) Get(ctx context.Context, key []byte) ([]byte, error) {
+	if c.gets != nil {
+		c.gets.Add(1)
+	}
+	return c.Store.Get(ctx, key)
 }
 
 func (c chunkedStore) Traits() store.Traits {
@@ -332,4 +341,64 @@ func TestDropFailureLogged(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	svc.Close()
+}
+
+// TestSharedStoreHintsSaveLookups: on a shared store, a front end remembers the id of each
+// table it wrote to, so that its next writes to any of them read no catalog record outside
+// their transaction (on a database, a round trip each).
+func TestSharedStoreHintsSaveLookups(t *testing.T) {
+	ctx := context.Background()
+	st := chunkedStore{Store: newDB(t), gets: new(atomic.Int64)}
+	svc := New(st, Options{})
+	defer svc.Close()
+	names := []string{"hintA", "hintB", "hintC"}
+	for _, name := range names {
+		if _, err := svc.CreateTable(ctx, "acct", name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put := func(name, rk string) {
+		t.Helper()
+		if _, err := svc.Write(ctx, "acct", name, Op{Kind: InsertOrReplace, Entity: &entity.Entity{PartitionKey: "p", RowKey: rk}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range names {
+		put(name, "first")
+	}
+	before := st.gets.Load()
+	for _, name := range names {
+		put(name, "second")
+	}
+	if n := st.gets.Load() - before; n != 0 {
+		t.Fatalf("%d catalog reads outside the transactions of writes to known tables, want 0", n)
+	}
+}
+
+// TestSharedStoreColumnCacheOff: on a store other processes share, the column cache stays
+// off even when asked for (its exactness rests on seeing every write), and says so; a
+// service not asked for it says nothing.
+func TestSharedStoreColumnCacheOff(t *testing.T) {
+	ctx := context.Background()
+	for _, bytes := range []int64{0, 64 << 20} {
+		var logs syncBuffer
+		o := columnOptions()
+		o.ColumnCacheBytes = bytes
+		o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+		svc := New(chunkedStore{Store: newDB(t)}, o)
+		defer svc.Close()
+		if _, err := svc.CreateTable(ctx, "acct", "colsoff"); err != nil {
+			t.Fatal(err)
+		}
+		q := Query{Filter: mustParse(t, "N eq 1")}
+		if _, err := svc.QueryEntities(ctx, "acct", "colsoff", q, func(entity.Raw) (bool, error) { return true, nil }); err != nil {
+			t.Fatal(err)
+		}
+		if st := svc.Stats(); st.ColumnCacheHits+st.ColumnCacheMisses != 0 {
+			t.Errorf("cache of %d bytes asked for: the column cache weighed a filtered page on a shared store: %+v", bytes, st)
+		}
+		if said := strings.Contains(logs.String(), "column cache off"); said != (bytes > 0) {
+			t.Errorf("cache of %d bytes asked for: logged that it is off: %v\n%s", bytes, said, logs.String())
+		}
+	}
 }
