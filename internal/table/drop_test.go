@@ -402,3 +402,49 @@ func TestSharedStoreColumnCacheOff(t *testing.T) {
 		}
 	}
 }
+
+// TestDeleteTableRemovesEverything: Delete Table leaves no key of the table behind,
+// entities and metadata alike: at once where range deletes are cheap, after the background
+// purge where they are not; and a re-created table gets a larger, never reused, id.
+func TestDeleteTableRemovesEverything(t *testing.T) {
+	ctx := context.Background()
+	for _, chunked := range []bool{false, true} {
+		var st store.Store = newDB(t)
+		if chunked {
+			st = chunkedStore{Store: st}
+		}
+		svc := New(st, Options{})
+		defer svc.Close()
+		var last uint64
+		for round := range 3 {
+			tb, err := svc.CreateTable(ctx, "acct", "gone")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tb.ID <= last {
+				t.Fatalf("round %d: table id %d after %d", round, tb.ID, last)
+			}
+			last = tb.ID
+			fillTable(t, svc, "gone", 10)
+			if err := svc.SetTableMeta(ctx, "acct", "gone", "acl", []byte("doc")); err != nil {
+				t.Fatal(err)
+			}
+			if err := svc.DeleteTable(ctx, "acct", "gone"); err != nil {
+				t.Fatal(err)
+			}
+			if chunked {
+				waitPurged(t, st, tb.ID)
+			} else {
+				if n := countKeys(t, st, keys.TablePrefix(tb.ID), keys.TableEnd(tb.ID)); n != 0 {
+					t.Fatalf("%d entities left right after Delete Table", n)
+				}
+				if n := countKeys(t, st, dropKey(tb.ID), keys.PrefixEnd(dropKey(tb.ID))); n != 0 {
+					t.Fatal("a drop record on an engine with cheap range deletes")
+				}
+			}
+			if n := countKeys(t, st, keys.TableMetaPrefix(tb.ID), keys.PrefixEnd(keys.TableMetaPrefix(tb.ID))); n != 0 {
+				t.Fatalf("chunked %v: %d metadata documents left after Delete Table", chunked, n)
+			}
+		}
+	}
+}
