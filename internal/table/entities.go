@@ -134,25 +134,22 @@ func (s *Service) Batch(ctx context.Context, account, tableName string, ops []Op
 	if err := CheckBatchShape(ops); err != nil {
 		return nil, err
 	}
-	var results []Result
-	for attempt := 0; ; attempt++ {
+	// A stale table id guess (another process re-created the table) is looked up afresh
+	// and the write tried again, a few times at most.
+	for range 4 {
 		t, err := s.writeTarget(ctx, account, tableName)
 		if err != nil {
 			return nil, err
 		}
-		results, err = s.batch(ctx, account, tableName, t, ops)
-		if errors.Is(err, errStaleHint) && attempt < 3 {
-			s.setHint(account, tableName, Table{}, false)
-			continue
-		}
+		results, err := s.batch(ctx, account, tableName, t, ops)
 		if errors.Is(err, errStaleHint) || azerr.Is(err, azerr.TableNotFound) {
 			s.setHint(account, tableName, Table{}, false)
 		}
-		if errors.Is(err, errStaleHint) {
-			return nil, azerr.New(azerr.TableNotFound)
+		if !errors.Is(err, errStaleHint) {
+			return results, err
 		}
-		return results, err
 	}
+	return nil, azerr.New(azerr.TableNotFound)
 }
 
 // insertFast is Write of one Insert on an engine with a one-round-trip guarded insert
@@ -631,9 +628,9 @@ func (s *Service) GetEntityRaw(ctx context.Context, account, tableName, pk, rk s
 // process deleted the table sees the record gone.
 func (s *Service) getEntityShared(ctx context.Context, account, tableName, pk, rk string) (entity.Raw, error) {
 	ck := keys.Table(account, strings.ToLower(tableName))
-	for attempt := 0; ; attempt++ {
-		t, ok := s.tableHint(account, tableName)
-		if !ok || attempt > 0 {
+	t, known := s.tableHint(account, tableName)
+	for range 4 {
+		if !known {
 			var err error
 			if t, err = s.lookupTable(ctx, account, tableName); err != nil {
 				s.setHint(account, tableName, Table{}, false)
@@ -669,10 +666,9 @@ func (s *Service) getEntityShared(ctx context.Context, account, tableName, pk, r
 		case !live:
 			s.setHint(account, tableName, Table{}, false)
 			return entity.Raw{}, azerr.New(azerr.TableNotFound)
-		case cur.ID != t.ID && attempt < 3:
-			continue // re-created since the guess: look again
 		case cur.ID != t.ID:
-			return entity.Raw{}, azerr.New(azerr.TableNotFound)
+			known = false // re-created since the guess: look again
+			continue
 		case !found:
 			s.recent.drop(ek)
 			return entity.Raw{}, azerr.New(azerr.ResourceNotFound)
@@ -680,4 +676,5 @@ func (s *Service) getEntityShared(ctx context.Context, account, tableName, pk, r
 		s.recent.put(ek, stored)
 		return raw, nil
 	}
+	return entity.Raw{}, azerr.New(azerr.TableNotFound)
 }
