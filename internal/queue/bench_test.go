@@ -34,7 +34,7 @@ func fill(t testing.TB, s *Service, name string, n int) {
 			for i := 0; i < k; i++ {
 				now := s.clock()
 				m := &message{seq: s.nextSeq(now), inserted: now, expires: now + int64(DefaultTTL)*1e9, visibleAt: now, receipt: newReceipt(), text: "payload-payload-payload"}
-				if err := s.writeMessage(tx, qid, m); err != nil {
+				if err := writeMessage(tx, qid, m); err != nil {
 					return err
 				}
 			}
