@@ -39,13 +39,23 @@ func toTime(ns int64) time.Time {
 	return time.Unix(0, ns).UTC()
 }
 
-// messageID formats a queue id and sequence number as a GUID-shaped string.
+// messageID formats a queue id and sequence number as a GUID-shaped string (written into
+// one buffer: this is on every put's and get's path).
 func messageID(qid, seq uint64) string {
 	var b [16]byte
 	binary.BigEndian.PutUint64(b[:8], qid)
 	binary.BigEndian.PutUint64(b[8:], seq)
-	h := hex.EncodeToString(b[:])
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+	var out [36]byte
+	hex.Encode(out[0:8], b[0:4])
+	out[8] = '-'
+	hex.Encode(out[9:13], b[4:6])
+	out[13] = '-'
+	hex.Encode(out[14:18], b[6:8])
+	out[18] = '-'
+	hex.Encode(out[19:23], b[8:10])
+	out[23] = '-'
+	hex.Encode(out[24:36], b[10:16])
+	return string(out[:])
 }
 
 // parseMessageID reverses messageID; anything else names no message.

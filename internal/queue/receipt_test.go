@@ -37,3 +37,19 @@ func TestOldReceiptNamesNoMessage(t *testing.T) {
 		}
 	}
 }
+
+// Message ids are GUID-shaped and parse back.
+func TestMessageIDRoundTrip(t *testing.T) {
+	for _, c := range [][2]uint64{{0, 0}, {1, 2}, {0x0123456789abcdef, 0xfedcba9876543210}, {^uint64(0), ^uint64(0)}} {
+		id := messageID(c[0], c[1])
+		if len(id) != 36 || id[8] != '-' || id[13] != '-' || id[18] != '-' || id[23] != '-' {
+			t.Errorf("messageID(%x, %x) = %q", c[0], c[1], id)
+		}
+		if q, s, ok := parseMessageID(id); !ok || q != c[0] || s != c[1] {
+			t.Errorf("parseMessageID(%q) = %x, %x, %v", id, q, s, ok)
+		}
+	}
+	if got := messageID(0x0123456789abcdef, 0xfedcba9876543210); got != "01234567-89ab-cdef-fedc-ba9876543210" {
+		t.Errorf("messageID = %q", got)
+	}
+}
