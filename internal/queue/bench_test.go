@@ -68,9 +68,21 @@ func reportCPU(b *testing.B, start time.Duration) {
 // the whole process's, fsyncs and background work included):
 //
 //	go test ./internal/queue -run - -bench QueueDepth -benchtime 3000x
+//
+// The in-memory engine ("mem/...") keeps Pebble's levels but syncs nothing, so there a
+// get+delete's CPU is the walk and the writes, without the two fsyncs that dominate it on
+// disk.
 func BenchmarkQueueDepth(b *testing.B) {
+	for _, inMemory := range []bool{false, true} {
+		b.Run(map[bool]string{false: "disk", true: "mem"}[inMemory], func(b *testing.B) {
+			benchmarkDepth(b, inMemory)
+		})
+	}
+}
+
+func benchmarkDepth(b *testing.B, inMemory bool) {
 	for _, depth := range []int{100, 1000, 1000000} {
-		s, _ := newService(b, false)
+		s, _ := newService(b, inMemory)
 		name := fmt.Sprintf("depth%d", depth)
 		mustCreate(b, s, name)
 		fill(b, s, name, depth)
