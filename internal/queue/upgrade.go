@@ -20,16 +20,28 @@ import (
 const upgradeBatch = 1000
 
 // upgradeQueue moves queue qid's messages of the earlier layout, if any, under the queue's
-// lock. After it has looked once, the queue is remembered as current until DropCaches.
+// lock. Once it has found none, the queue is remembered as current until DropCaches.
 func (s *Service) upgradeQueue(ctx context.Context, qid uint64) error {
 	if _, ok := s.upgraded.Load(qid); ok {
 		return nil
 	}
 	prefix := keys.QueueMessagePrefix(qid)
 	for {
-		moved := 0
+		// Look first, outside any transaction: a queue of the current layout (nearly every
+		// one) costs one seek and no Update.
+		found := false
+		if err := s.st.Scan(ctx, prefix, keys.PrefixEnd(prefix), func(_, _ []byte) (bool, error) {
+			found = true
+			return false, nil
+		}); err != nil {
+			return fmt.Errorf("queue: look for the earlier layout in queue %d: %w", qid, err)
+		}
+		if !found {
+			s.upgraded.Store(qid, struct{}{})
+			return nil
+		}
+		// Move a batch under the queue's lock, then look again.
 		err := s.st.Update(ctx, []store.Lock{queueLock(qid)}, func(tx store.Txn) error {
-			moved = 0
 			var ms []*message
 			err := s.st.Scan(ctx, prefix, keys.PrefixEnd(prefix), func(k, v []byte) (bool, error) {
 				if len(k) != len(prefix)+8 {
@@ -56,15 +68,10 @@ func (s *Service) upgradeQueue(ctx context.Context, qid uint64) error {
 					return err
 				}
 			}
-			moved = len(ms)
 			return nil
 		})
 		if err != nil {
 			return fmt.Errorf("queue: upgrade the layout of queue %d: %w", qid, err)
-		}
-		if moved < upgradeBatch {
-			s.upgraded.Store(qid, struct{}{})
-			return nil
 		}
 	}
 }

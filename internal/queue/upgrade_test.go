@@ -107,3 +107,36 @@ func TestExpiryFollowsMovedMessage(t *testing.T) {
 	}
 	wantCount(t, s, "moved", 0)
 }
+
+// A queue of more messages than one upgrade transaction moves is moved whole.
+func TestEarlierLayoutUpgradedInBatches(t *testing.T) {
+	s, _ := newService(t, true)
+	mustCreate(t, s, "big")
+	e, _ := s.resolve(ctx, acct, "big")
+	now := s.clock()
+	const n = 2*upgradeBatch + 345
+	if err := s.st.Update(ctx, nil, func(tx store.Txn) error {
+		for i := range uint64(n) {
+			m := &message{seq: 100 + i, inserted: now, expires: neverExpires, visibleAt: now, text: "m"}
+			if err := tx.Set(keys.QueueMessage(e.id, m.seq), m.encode()); err != nil {
+				return err
+			}
+			if err := tx.Set(keys.QueueVisible(e.id, m.visibleAt, m.seq), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s.DropCaches()
+	if _, err := s.PeekMessages(ctx, acct, "big", 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := countKeys(t, s, keys.QueueMessagePrefix(e.id)); got != 0 {
+		t.Fatalf("%d message keys of the earlier layout remain", got)
+	}
+	if got := countKeys(t, s, keys.QueueVisiblePrefix(e.id)); got != n {
+		t.Fatalf("%d messages after the upgrade, want %d", got, n)
+	}
+}
