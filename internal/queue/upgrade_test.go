@@ -1,9 +1,12 @@
 package queue
 
 import (
+	"encoding/base64"
+	"encoding/binary"
 	"testing"
 	"time"
 
+	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/keys"
 	"github.com/tablo/tablo/internal/store"
 )
@@ -62,6 +65,9 @@ func TestEarlierLayoutUpgraded(t *testing.T) {
 	if n := countKeys(t, s, keys.QueueMessagePrefix(e.id)); n != 0 {
 		t.Fatalf("%d message keys of the earlier layout remain", n)
 	}
+	// A receipt the earlier version issued (8 bytes, no deadline) names no message.
+	oldReceipt := receiptLead + base64.RawURLEncoding.EncodeToString(binary.BigEndian.AppendUint64(nil, old[0].receipt))
+	wantCode(t, s.DeleteMessage(ctx, acct, "old", messageID(e.id, old[0].seq), oldReceipt), azerr.MessageNotFound)
 	got, err := s.GetMessages(ctx, acct, "old", 1, 30)
 	if err != nil || len(got) != 1 || got[0].Text != "first" {
 		t.Fatalf("get: %+v %v", got, err)
