@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/tablo/tablo/internal/auth"
+	"github.com/tablo/tablo/internal/keys"
 	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/query"
 	"github.com/tablo/tablo/internal/server"
+	"github.com/tablo/tablo/internal/store"
 	pebblestore "github.com/tablo/tablo/internal/store/pebble"
 	"github.com/tablo/tablo/internal/table"
 )
@@ -938,4 +940,47 @@ func TestACLBodyAtLimit(t *testing.T) {
 	pad := func(n int) string { return aclXML + strings.Repeat(" ", n-len(aclXML)) }
 	ts.ok(ts.do("PUT", "/devstoreaccount1/lim?comp=acl", pad(64<<10), nil), 204, "64 KiB ACL")
 	ts.fails(ts.do("PUT", "/devstoreaccount1/lim?comp=acl", pad(64<<10+1), nil), 413, "RequestBodyTooLarge", "ACL one byte too large")
+}
+
+// TestBatchETagsFollowTimestamps: a changeset's entities share one Timestamp unless an
+// entity's stored Timestamp is ahead of it (here: written by a clock an hour ahead, then the
+// store's clock floor lost, as when entities are restored without it); each sub-response
+// must then carry its own entity's ETag, not the one before it.
+func TestBatchETagsFollowTimestamps(t *testing.T) {
+	db, err := pebblestore.Open(pebblestore.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	serve := func(o table.Options) (*testServer, *table.Service) {
+		svc := table.New(db, o)
+		return &testServer{t: t, h: server.New(server.Options{Service: svc, Accounts: []auth.Account{auth.DevAccount()}})}, svc
+	}
+	ts, ahead := serve(table.Options{Now: func() time.Time { return time.Now().Add(time.Hour) }})
+	ts.createTable("ahead")
+	ts.ok(ts.do("POST", "/devstoreaccount1/ahead", `{"PartitionKey":"p","RowKey":"a"}`, nil), 201, "insert ahead")
+	ahead.Close()
+	if err := db.Update(t.Context(), nil, func(tx store.Txn) error { return tx.Delete(keys.Meta("clock-floor")) }); err != nil {
+		t.Fatal(err)
+	}
+	ts, svc := serve(table.Options{})
+	defer svc.Close()
+	rec := ts.ok(ts.do("POST", "/devstoreaccount1/$batch", batchBody(
+		sub("POST", base+"/ahead", "Prefer: return-no-content\r\n", `{"PartitionKey":"p","RowKey":"b"}`),
+		sub("PUT", base+"/ahead(PartitionKey='p',RowKey='a')", "If-Match: *\r\n", `{"V":1}`),
+		sub("POST", base+"/ahead", "", `{"PartitionKey":"p","RowKey":"c"}`),
+	), batchHeader), 202, "batch")
+	var got []string
+	for _, line := range strings.Split(rec.Body.String(), "\r\n") {
+		if v, ok := strings.CutPrefix(line, "ETag: "); ok {
+			got = append(got, v)
+		}
+	}
+	var want []string
+	for _, rk := range []string{"b", "a", "c"} {
+		want = append(want, ts.ok(ts.do("GET", "/devstoreaccount1/ahead(PartitionKey='p',RowKey='"+rk+"')", "", nil), 200, "get "+rk).Header().Get("ETag"))
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) || want[0] == want[1] {
+		t.Errorf("sub-response ETags %v, want the stored ones %v (a's ahead of the others)", got, want)
+	}
 }
