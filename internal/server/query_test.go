@@ -96,6 +96,7 @@ var queryCases = []string{
 	"NextPartitionKeyX=1",
 	"%4e%65%78%74%50%61%72%74%69%74%69%6f%6e%4b%65%79=long",
 	"NextPartitionKe%79=z",
+	"%4EextRowKey=n&$f%6Frmat=o&$sel%65ct=e&NextT%61bleName=a",
 	"restype=table;comp=x",
 }
 
