@@ -984,3 +984,18 @@ func TestBatchETagsFollowTimestamps(t *testing.T) {
 		t.Errorf("sub-response ETags %v, want the stored ones %v (a's ahead of the others)", got, want)
 	}
 }
+
+// TestBatchBodyAtLimit: a $batch body of 4 MiB (Azure's limit) is read, one byte more is
+// RequestBodyTooLarge.
+func TestBatchBodyAtLimit(t *testing.T) {
+	ts := newTestServer(t)
+	ts.createTable("big")
+	one := batchBody(sub("POST", base+"/big", "Prefer: return-no-content\r\n", `{"PartitionKey":"p","RowKey":"r"}`))
+	pad := func(n int) string { return strings.Repeat("x", n-len(one)-2) + "\r\n" + one } // a MIME preamble
+	const limit = 4 << 20
+	rec := ts.ok(ts.do("POST", "/devstoreaccount1/$batch", pad(limit), batchHeader), 202, "batch at the limit")
+	if s := subStatuses(rec.Body.String()); s != "204 No Content" {
+		t.Errorf("batch at the limit: %s", rec.Body)
+	}
+	ts.fails(ts.do("POST", "/devstoreaccount1/$batch", pad(limit+1), batchHeader), 413, "RequestBodyTooLarge", "batch one byte too large")
+}
