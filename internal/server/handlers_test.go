@@ -999,3 +999,61 @@ func TestBatchBodyAtLimit(t *testing.T) {
 	}
 	ts.fails(ts.do("POST", "/devstoreaccount1/$batch", pad(limit+1), batchHeader), 413, "RequestBodyTooLarge", "batch one byte too large")
 }
+
+// TestQuerySpanOverSplitTable: over a table the layer has split into range partitions, a
+// query admits the ranges of its partition-key span — up to its upper bound when it has one,
+// to the end when open — from its continuation on, as the plan's "ranges=" shows.
+func TestQuerySpanOverSplitTable(t *testing.T) {
+	db, err := pebblestore.Open(pebblestore.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := table.New(db, table.Options{})
+	defer db.Close()
+	defer svc.Close()
+	parts := partition.New(partition.Options{Emulate: true, PartitionTarget: 1000, ServerCapacity: 400, Servers: 8, Heat: 2 * time.Second, Move: time.Second})
+	ts := &testServer{t: t, parts: parts, h: server.New(server.Options{Service: svc, Accounts: []auth.Account{auth.DevAccount()}, Partitions: parts})}
+	// Heat the table an hour ago, before any request (the layer's clock is the requests'
+	// and only moves forward), so that it is split and every range is back online now.
+	start := time.Now().Add(-time.Hour)
+	i := 0
+	for tick := range 30 {
+		now := start.Add(time.Duration(tick) * time.Second)
+		for range 1000 {
+			op := partition.Op{Service: partition.Table, Account: "devstoreaccount1", Container: "spl", Key: fmt.Sprintf("bucket%02d", i*7%16), Kind: partition.KindInsert, Entities: 1}
+			i++
+			tk := parts.Admit(&op, now)
+			parts.Finish(&tk, partition.Result{Status: 204, Now: now})
+		}
+	}
+	ts.createTable("spl")
+	rs := ts.tableView("spl").Ranges
+	// touched counts the ranges holding lo up to the one holding hi.
+	touched := func(lo, hi string) int {
+		n := 0
+		for j, r := range rs {
+			if r.Low <= hi && (j == len(rs)-1 || rs[j+1].Low > lo) {
+				n++
+			}
+		}
+		return n
+	}
+	bounded := touched("bucket00", "bucket05")
+	last := rs[len(rs)-1].Low
+	if len(rs) < 3 || bounded >= len(rs) || touched(last, "~") != 1 {
+		t.Fatalf("ranges %+v: want at least 3, bucket00..bucket05 not in all of them", rs)
+	}
+	for _, tc := range []struct {
+		query string
+		want  int
+	}{
+		{"$filter=" + url.QueryEscape("PartitionKey ge 'bucket00' and PartitionKey lt 'bucket05'"), bounded},
+		{"$filter=" + url.QueryEscape("PartitionKey ge 'bucket00'"), len(rs)},
+		{"$filter=" + url.QueryEscape("PartitionKey ge 'bucket00'") + "&NextPartitionKey=" + url.QueryEscape(query.EncodeToken(last)), 1},
+	} {
+		rec := ts.ok(ts.do("GET", "/devstoreaccount1/spl()?"+tc.query, "", nil), 200, tc.query)
+		if plan := rec.Header().Get("x-tablo-query-plan"); !strings.Contains(plan, fmt.Sprintf("; ranges=%d ", tc.want)) {
+			t.Errorf("%s: plan %q, want %d ranges of %+v", tc.query, plan, tc.want, rs)
+		}
+	}
+}
