@@ -13,6 +13,7 @@
 #   BENCH_SERVICES="table queue" BENCH_QUEUE_MESSAGES=2000 (preload and op bound of a queue run; Azurite answers no
 #   get within 30 s once its queue holds ~12,000 messages)
 #   AZURITE_PORT=10102 TABLO_PORT=10302 NULL_PORT=10202 AZURITE_QUEUE_PORT=10103 TABLO_QUEUE_PORT=10303
+#   AZURITE_QUEUE_MEMORY=1 (Azurite's queue service in memory instead of its default, on disk)
 # Blob knobs (BENCH_SERVICES=blob runs only the Blob table and rewrites only its section; add
 # blob to the list to run it beside the others):
 #   BENCH_BLOB_OPS=20000 BENCH_BLOB_DURATION=4s BENCH_BLOB_ROUNDS=1 BENCH_BLOB_LIST=100000 (blobs in the
@@ -121,13 +122,21 @@ AZURITE_CMD="azurite-table --inMemoryPersistence --skipApiVersionCheck --loose -
 AZURITE_QUEUE_CMD=""
 if has_service queue; then
 	mkdir -p "$WORK/azurite-queue-data"
-	(cd "$WORK/azurite-queue-data" && exec "$WORK/azurite/node_modules/.bin/azurite-queue" --inMemoryPersistence \
+	# Azurite's default keeps queues on disk (--location), as users run it and as the Blob
+	# comparison does; AZURITE_QUEUE_MEMORY=1 runs it in memory (not durable, cheaper per put).
+	AZ_QUEUE_STORE=(--location "$WORK/azurite-queue-data")
+	AZ_QUEUE_STORE_REC='--location $(mktemp -d)'
+	if [[ ${AZURITE_QUEUE_MEMORY:-0} == 1 ]]; then
+		AZ_QUEUE_STORE=(--inMemoryPersistence)
+		AZ_QUEUE_STORE_REC=--inMemoryPersistence
+	fi
+	(cd "$WORK/azurite-queue-data" && exec "$WORK/azurite/node_modules/.bin/azurite-queue" "${AZ_QUEUE_STORE[@]}" \
 		--skipApiVersionCheck --loose --silent --disableTelemetry \
 		--queueHost 127.0.0.1 --queuePort "$AZURITE_QUEUE_PORT" >"$WORK/azurite-queue.log" 2>&1) &
 	AZURITE_QUEUE_PID=$!
 	PIDS+=("$AZURITE_QUEUE_PID")
 	wait_port "$AZURITE_QUEUE_PORT" "$AZURITE_QUEUE_PID" 30 || { cat "$WORK/azurite-queue.log" >&2; log "Azurite's queue service did not start"; exit 1; }
-	AZURITE_QUEUE_CMD="azurite-queue --inMemoryPersistence --skipApiVersionCheck --loose --silent --disableTelemetry --queueHost 127.0.0.1 --queuePort $AZURITE_QUEUE_PORT"
+	AZURITE_QUEUE_CMD="azurite-queue $AZ_QUEUE_STORE_REC --skipApiVersionCheck --loose --silent --disableTelemetry --queueHost 127.0.0.1 --queuePort $AZURITE_QUEUE_PORT"
 fi
 
 # --- Tablo --------------------------------------------------------------------------------------
@@ -403,7 +412,11 @@ mkdir -p "$(dirname "$OUT")"
 	if has_service queue; then
 		echo "### Queue results"
 		echo
-		echo "Queue workloads (Azurite's queue service is its own process; its CPU is that process's)."
+		if [[ ${AZURITE_QUEUE_MEMORY:-0} == 1 ]]; then
+			echo "Queue workloads (Azurite's queue service is its own process, in memory; its CPU is that process's)."
+		else
+			echo "Queue workloads (Azurite's queue service is its own process, on disk, its default; its CPU is that process's)."
+		fi
 		echo "Each run puts $QUEUE_MESSAGES messages first where the workload reads them, and is bounded by"
 		echo "$QUEUE_MESSAGES operations or $DURATION. One get-delete op is two requests, one pipeline op three."
 		echo
