@@ -34,8 +34,9 @@ func splitMultipart(data []byte, boundary string, maxParts int, dst [][]byte) ([
 	delim := nlDelim[1:]
 	find := newDelimFinder(nlDelim)
 	parts := dst[:0]
-	start := -1 // content start of the part being scanned; -1 while in the preamble
-	from := 0   // where to look for the next "\n--boundary"
+	const preamble = -1
+	start := preamble // content start of the part being scanned
+	from := 0         // where to look for the next "\n--boundary"
 	for atStart := true; ; atStart = false {
 		at := 0 // start of a line that begins with delim
 		if !atStart || !bytes.HasPrefix(data, delim) {
@@ -50,7 +51,7 @@ func splitMultipart(data []byte, boundary string, maxParts int, dst [][]byte) ([
 			from = at
 			continue
 		}
-		if start >= 0 {
+		if start != preamble {
 			if len(parts) == maxParts {
 				return nil, errTooManyParts
 			}
@@ -63,7 +64,7 @@ func splitMultipart(data []byte, boundary string, maxParts int, dst [][]byte) ([
 		// The next delimiter may start right at next: search from the LF that ends this line.
 		from = max(next-1, at)
 	}
-	if start < 0 {
+	if start == preamble {
 		return nil, errNoDelimiter
 	}
 	if last := data[start:]; len(bytes.Trim(last, " \t\r\n")) > 0 {
