@@ -67,16 +67,16 @@ func openExtents(fs vfs.FS, dir, snapshotsRoot string, copyWrites bool) (*fileEx
 			_ = fs.Remove(fs.PathJoin(dir, n)) // never committed
 			n = base
 		}
-		if id, err := strconv.ParseUint(n, 10, 64); err == nil && id > maxID {
-			maxID = id
+		if id, err := strconv.ParseUint(n, 10, 64); err == nil {
+			maxID = max(maxID, id)
 		}
 	}
 	if snaps, err := fs.List(snapshotsRoot); err == nil {
 		for _, snap := range snaps {
 			saved, _ := fs.List(fs.PathJoin(snapshotsRoot, snap, extentDir))
 			for _, n := range saved {
-				if id, err := strconv.ParseUint(n, 10, 64); err == nil && id > maxID {
-					maxID = id
+				if id, err := strconv.ParseUint(n, 10, 64); err == nil {
+					maxID = max(maxID, id)
 				}
 			}
 		}

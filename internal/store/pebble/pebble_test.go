@@ -239,4 +239,19 @@ func TestCrashKeepsCommittedExtents(t *testing.T) {
 			t.Fatalf("committed extent %d after crash: %d bytes (%v), want %d", id, len(got), err, len(want))
 		}
 	}
+	// New extents after the restart get ids above every committed one (the engine finds them
+	// in its directory; no snapshot names them) and overwrite none.
+	maxID := uint64(0)
+	for id := range committed {
+		maxID = max(maxID, id)
+	}
+	w, err := db2.Extents().NewExtent(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("after the restart"))
+	id, err := w.Commit()
+	if err != nil || id <= maxID {
+		t.Fatalf("extent %d (%v) after a restart whose directory holds extents up to %d", id, err, maxID)
+	}
 }
