@@ -5,10 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 
 	"github.com/tablo/tablo/internal/store"
 	"github.com/tablo/tablo/internal/store/storetest"
@@ -253,5 +256,38 @@ func TestCrashKeepsCommittedExtents(t *testing.T) {
 	id, err := w.Commit()
 	if err != nil || id <= maxID {
 		t.Fatalf("extent %d (%v) after a restart whose directory holds extents up to %d", id, err, maxID)
+	}
+}
+
+// TestExtentWriteback: a writer asks the file system to start writing out each full
+// writeback-sized stretch as it is written (so Commit's sync finds little left), not before.
+func TestExtentWriteback(t *testing.T) {
+	var syncTos atomic.Int64
+	fs := errorfs.Wrap(vfs.NewMem(), errorfs.InjectorFunc(func(op errorfs.Op) error {
+		if op.Kind == errorfs.OpFileSyncTo && strings.Contains(op.Path, extentDir) {
+			syncTos.Add(1)
+		}
+		return nil
+	}))
+	db, err := Open(Options{Dir: "/data", FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	w, err := db.Extents().NewExtent(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, writeback/8)
+	for i := 1; i <= 16; i++ {
+		if _, err := w.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := syncTos.Load(), int64(i/8); got != want {
+			t.Fatalf("after %d/8 of the writeback size: %d writebacks started, want %d", i, got, want)
+		}
+	}
+	if _, err := w.Commit(); err != nil {
+		t.Fatal(err)
 	}
 }
