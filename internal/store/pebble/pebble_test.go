@@ -291,3 +291,47 @@ func TestExtentWriteback(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestExtentSectionReads: a section of an on-disk extent read in pieces, the later ones into
+// buffers larger than what is left of it, yields exactly its bytes, then EOF.
+func TestExtentSectionReads(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	data := make([]byte, 100)
+	for i := range data {
+		data[i] = byte(i)
+	}
+	w, err := db.Extents().NewExtent(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(data)
+	id, err := w.Commit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := db.Extents().ReadExtent(ctx, id, 10, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var got []byte
+	for _, size := range []int{5, 50, 1000} { // 50: more than the 45 left, less than 5+50
+		buf := make([]byte, size)
+		n, err := r.Read(buf)
+		got = append(got, buf[:n]...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(got, data[10:60]) {
+		t.Fatalf("section [10, 60) read as %d bytes: %v", len(got), got)
+	}
+}
