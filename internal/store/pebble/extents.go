@@ -367,12 +367,10 @@ func (s *osSection) Read(p []byte) (int, error) {
 	if s.got >= s.want {
 		return 0, io.EOF
 	}
-	if int64(len(p)) > s.want-s.got {
-		p = p[:s.want-s.got]
-	}
+	p = p[:min(int64(len(p)), s.want-s.got)]
 	n, err := s.f.Read(p)
 	s.got += int64(n)
-	if err == io.EOF && s.got < s.want {
+	if err == io.EOF { // a file reports its end reading nothing, so bytes were still wanted
 		err = io.ErrUnexpectedEOF
 	}
 	return n, err
