@@ -80,7 +80,7 @@ func FormatDateTime(ticks int64) string {
 // AppendDateTime appends FormatDateTime(ticks) to dst.
 func AppendDateTime(dst []byte, ticks int64) []byte {
 	y, mo, d, h, mi, s, frac := splitTicks(ticks)
-	if y >= 0 && y <= 9999 {
+	if y >= 0 { // 4 digits at least; a longer year (only corrupt data) gets all its digits
 		dst = appendDigits(dst, y, 4)
 	} else {
 		dst = strconv.AppendInt(dst, y, 10) // only corrupt data gets here
