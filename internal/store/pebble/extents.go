@@ -33,12 +33,11 @@ const tmpSuffix = ".tmp"
 type fileExtents struct {
 	fs  vfs.FS
 	dir string
-	// copyWrites: fs is not the disk. Pebble's in-memory file system scribbles over the
-	// buffers it is handed in race and invariants builds (to find callers that reuse them),
-	// which an io.Writer must not do to its caller, so writers hand it a copy.
-	copyWrites bool
 	// onDisk: fs is the operating system's, so a reader can be an *os.File section that a
-	// server sends with sendfile (store.FileSection).
+	// server sends with sendfile (store.FileSection). Otherwise writers hand fs a copy of
+	// what they are given: Pebble's in-memory file system scribbles over the buffers it is
+	// handed in race and invariants builds (to find callers that reuse them), which an
+	// io.Writer must not do to its caller.
 	onDisk bool
 	next   atomic.Uint64
 
@@ -52,7 +51,7 @@ type fileExtents struct {
 // openExtents prepares dir, removes unfinished extents and finds the next id: above every
 // id in dir and in the extent directories of the snapshots under snapshotsRoot, so that an
 // extent a restore brings back never shares its id with a newer one.
-func openExtents(fs vfs.FS, dir, snapshotsRoot string, copyWrites bool) (*fileExtents, error) {
+func openExtents(fs vfs.FS, dir, snapshotsRoot string) (*fileExtents, error) {
 	if err := fs.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("pebble: extents: %w", err)
 	}
@@ -60,7 +59,7 @@ func openExtents(fs vfs.FS, dir, snapshotsRoot string, copyWrites bool) (*fileEx
 	if err != nil {
 		return nil, fmt.Errorf("pebble: extents: %w", err)
 	}
-	e := &fileExtents{fs: fs, dir: dir, copyWrites: copyWrites, onDisk: fs == vfs.Default, pending: make(map[uint64]struct{})}
+	e := &fileExtents{fs: fs, dir: dir, onDisk: fs == vfs.Default, pending: make(map[uint64]struct{})}
 	var maxID uint64
 	for _, n := range names {
 		if base, ok := strings.CutSuffix(n, tmpSuffix); ok {
@@ -228,11 +227,11 @@ type extentWriter struct {
 	written  int64
 	synced   int64  // bytes whose writeback has been started
 	noRanges bool   // the file system syncs fully on SyncTo: do not call it again
-	scratch  []byte // the copy handed to a file system that may modify it (copyWrites)
+	scratch  []byte // the copy handed to a file system that may modify it (not onDisk)
 }
 
 func (w *extentWriter) Write(p []byte) (n int, err error) {
-	if !w.e.copyWrites {
+	if w.e.onDisk {
 		n, err = w.f.Write(p)
 	} else {
 		w.scratch = append(w.scratch[:0], p...)
