@@ -27,6 +27,7 @@ import (
 	"github.com/tablo/tablo/internal/datadir"
 	"github.com/tablo/tablo/internal/httpserve"
 	"github.com/tablo/tablo/internal/metrics"
+	"github.com/tablo/tablo/internal/migrate"
 	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/queue"
 	"github.com/tablo/tablo/internal/queuewire"
@@ -115,6 +116,9 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, erro
 		return nil, err
 	}
 	a.db = db
+	if err := migrate.Unfinished(ctx, db); err != nil {
+		return nil, err
+	}
 	o := a.ops
 	if err := o.loadTLS(cfg, dir); err != nil {
 		return nil, err

@@ -145,32 +145,15 @@ func (s *Service) Sweep(ctx context.Context) (SweepStats, error) {
 	}
 	lo := []byte{keys.TagBlob, 'd'}
 	err = snap.Scan(ctx, lo, keys.PrefixEnd(lo), func(k, v []byte) (bool, error) {
-		if len(k) < 11 {
-			return true, nil
+		kind, rec, named, err := decodeRefs(k, v)
+		if err != nil {
+			return false, err
 		}
-		switch k[10] {
-		case 'b':
-			b := &Blob{}
-			if _, err := decodeRecord(v, b); err != nil {
-				return false, err
-			}
-			for _, bl := range b.Blocks {
-				if bl.Ext != 0 {
-					refs[bl.Ext] = true
-				}
-			}
-			for _, p := range b.Pages {
-				refs[p.Ext] = true
-			}
-		case 'u':
-			sb := &staged{}
-			if _, err := decodeRecord(v, sb); err != nil {
-				return false, err
-			}
-			refs[sb.Ext] = true
-			if sb.Staged < cutoff {
-				expired = append(expired, append([]byte(nil), k...))
-			}
+		for _, r := range named {
+			refs[*r.id] = true
+		}
+		if sb, ok := rec.(*staged); ok && kind == BlockRecord && sb.Staged < cutoff {
+			expired = append(expired, append([]byte(nil), k...))
 		}
 		return true, nil
 	})

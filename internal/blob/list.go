@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"strings"
 
 	"github.com/tablo/tablo/internal/azerr"
@@ -125,14 +126,28 @@ func (s *Service) addUncommitted(ctx context.Context, snap store.Snapshot, cid u
 			return true, nil
 		}
 		if !have[name] && (len(names) == 0 || names[len(names)-1] != name) {
-			if _, err := snap.Lookup(keys.Blob(cid, name, 0)); err != nil {
-				names = append(names, name)
-			}
+			names = append(names, name)
 		}
 		return true, nil
 	})
-	if err != nil || len(names) == 0 {
+	if err != nil {
 		return items, err
+	}
+	// Which of them have no committed blob: looked up after the scan, not inside it (a
+	// snapshot of a SQL engine is one connection, busy while a scan's rows are open).
+	kept := names[:0]
+	for _, name := range names {
+		_, err := snap.Lookup(keys.Blob(cid, name, 0))
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			kept = append(kept, name)
+		case err != nil:
+			return items, err
+		}
+	}
+	names = kept
+	if len(names) == 0 {
+		return items, nil
 	}
 	out := make([]ListItem, 0, len(items)+len(names))
 	i := 0

@@ -2,6 +2,12 @@
 // Pebble data directory to a PostgreSQL database or the reverse, or between two of either.
 // The source is read from one snapshot, the destination must be empty, and the copy is
 // verified at the end by counting and hashing both sides in key order.
+//
+// Blob bytes are extents, whose ids each engine assigns itself: every extent a record names
+// is streamed into the destination's extent store, where it gets a new id, and the records
+// naming it are rewritten to that id (package blob knows which records name extents). An
+// extent is durable in the destination before any record naming it is written, as on the
+// Blob service's own write path.
 package migrate
 
 import (
@@ -18,6 +24,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablo/tablo/internal/blob"
+	"github.com/tablo/tablo/internal/keys"
 	"github.com/tablo/tablo/internal/store"
 	pebblestore "github.com/tablo/tablo/internal/store/pebble"
 	"github.com/tablo/tablo/internal/store/postgres"
@@ -35,7 +43,12 @@ type Options struct {
 
 // Result is what was copied and verified.
 type Result struct {
+	// Keys and Bytes: every key of the engine and its bytes (key and value).
 	Keys, Bytes int64
+	// Blobs are blob records (base blobs and snapshots), Blocks uncommitted blocks.
+	Blobs, Blocks int64
+	// Extents and ExtentBytes: the blob data the records name, each extent counted once.
+	Extents, ExtentBytes int64
 }
 
 // IsPostgres reports whether spec names a database rather than a data directory.
@@ -49,6 +62,25 @@ const (
 	batchKeys  = 1000
 	batchBytes = 4 << 20
 )
+
+// unfinishedKey marks a destination being written. It is the first key written and the last
+// removed, after verification: a copy that failed or was killed leaves it behind (unless the
+// failure could empty the destination again), and Tablo refuses to serve such a store
+// (Unfinished) rather than serve part of the data as if it were all.
+var unfinishedKey = keys.Meta("migrate-unfinished")
+
+// Unfinished reports an error when st is the destination of a tablo migrate that did not
+// complete.
+func Unfinished(ctx context.Context, st store.Store) error {
+	_, err := st.Get(ctx, unfinishedKey)
+	switch {
+	case err == nil:
+		return errors.New("this store is the destination of a tablo migrate that did not finish: it holds part of the data only; empty it and migrate again")
+	case errors.Is(err, store.ErrNotFound):
+		return nil
+	}
+	return err
+}
 
 // Run copies and verifies.
 func Run(ctx context.Context, o Options) (Result, error) {
@@ -66,94 +98,214 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	defer src.Close()
-	// Blob bytes (extents) are named by ids each engine assigns itself, so they cannot be
-	// copied key by key: refuse rather than copy blob records whose bytes stay behind.
-	extents := 0
-	if err := src.Extents().ListExtents(ctx, func(uint64, int64) error { extents++; return nil }); err != nil {
-		return Result{}, fmt.Errorf("migrate: list source blob data: %w", err)
-	}
-	if extents > 0 {
-		return Result{}, fmt.Errorf("migrate: the source holds blob data larger than 64 KiB (%d extents), which migrate does not copy yet", extents)
-	}
 	dst, err := open(ctx, o.To, false)
 	if err != nil {
 		return Result{}, err
 	}
 	defer dst.Close()
+	if err := checkEmpty(ctx, dst); err != nil {
+		return Result{}, fmt.Errorf("migrate: destination %s %w", redact(o.To), err)
+	}
+	if err := dst.Update(ctx, nil, func(tx store.Txn) error { return tx.Set(unfinishedKey, nil) }); err != nil {
+		return Result{}, fmt.Errorf("migrate: write destination: %w", err)
+	}
+	c := &copier{src: src, dst: dst, o: o, ext: map[uint64]copied{}}
+	res, err := c.run(ctx)
+	if err != nil {
+		return res, c.fail(ctx, err)
+	}
+	if err := dst.Update(ctx, nil, func(tx store.Txn) error { return tx.Delete(unfinishedKey) }); err != nil {
+		return res, fmt.Errorf("migrate: finish destination: %w", err)
+	}
+	return res, nil
+}
+
+// checkEmpty refuses a destination holding any key or extent.
+func checkEmpty(ctx context.Context, dst store.Store) error {
 	empty := true
 	if err := dst.Scan(ctx, nil, nil, func(k, v []byte) (bool, error) { empty = false; return false, nil }); err != nil {
-		return Result{}, fmt.Errorf("migrate: read destination: %w", err)
+		return fmt.Errorf("cannot be read: %w", err)
+	}
+	if err := dst.Extents().ListExtents(ctx, func(uint64, int64) error { empty = false; return errStop }); err != nil && !errors.Is(err, errStop) {
+		return fmt.Errorf("cannot be read: %w", err)
 	}
 	if !empty {
-		return Result{}, fmt.Errorf("migrate: destination %s is not empty", redact(o.To))
+		return errors.New("is not empty")
 	}
+	return nil
+}
 
-	snap, err := src.Snapshot(ctx)
+var errStop = errors.New("stop")
+
+// copier is one run: what it copied so far, for verification and for undoing it.
+type copier struct {
+	src, dst store.Store
+	o        Options
+	// ext maps each copied source extent to its copy.
+	ext     map[uint64]copied
+	res     Result
+	began   time.Time
+	last    time.Time
+	srcHash hash.Hash64
+	buf     []byte // extents stream through it
+}
+
+// copied is a source extent's copy in the destination.
+type copied struct {
+	id   uint64
+	size int64
+	sum  uint64 // CRC-64 of the bytes
+}
+
+func (c *copier) run(ctx context.Context) (Result, error) {
+	snap, err := c.src.Snapshot(ctx)
 	if err != nil {
-		return Result{}, fmt.Errorf("migrate: snapshot source: %w", err)
+		return c.res, fmt.Errorf("migrate: snapshot source: %w", err)
 	}
 	defer snap.Close()
-	fmt.Fprintf(o.Progress, "copying %s -> %s\n", redact(o.From), redact(o.To))
-	var res Result
-	srcHash := fnv.New64a()
-	var keys, vals [][]byte
-	size := 0
-	flush := func() error {
-		if len(keys) == 0 {
-			return nil
-		}
-		err := dst.Update(ctx, nil, func(tx store.Txn) error {
-			for i := range keys {
-				if err := tx.Set(keys[i], vals[i]); err != nil {
-					return err
-				}
-			}
-			return nil
+	fmt.Fprintf(c.o.Progress, "copying %s -> %s\n", redact(c.o.From), redact(c.o.To))
+	c.srcHash = fnv.New64a()
+	c.began, c.last = time.Now(), time.Now()
+	// The snapshot is read a batch at a time and each batch is copied between two scans:
+	// copying a batch's extents may take minutes, longer than an engine lets one scan
+	// statement run (PostgreSQL's calls time out), so no scan waits for it.
+	var from []byte
+	for {
+		var ks, vs [][]byte
+		size, full := 0, false
+		err := snap.Scan(ctx, from, nil, func(k, v []byte) (bool, error) {
+			ks = append(ks, bytes.Clone(k))
+			vs = append(vs, bytes.Clone(v))
+			size += len(k) + len(v)
+			full = len(ks) >= batchKeys || size >= batchBytes
+			return !full, nil
 		})
-		keys, vals, size = keys[:0], vals[:0], 0
-		return err
+		if err == nil {
+			err = c.copyBatch(ctx, ks, vs)
+		}
+		if err != nil {
+			return c.res, fmt.Errorf("migrate: copy: %w", err)
+		}
+		if !full {
+			break
+		}
+		from = append(ks[len(ks)-1], 0) // the next key in byte order
 	}
-	began, last := time.Now(), time.Now()
-	err = snap.Scan(ctx, nil, nil, func(k, v []byte) (bool, error) {
-		addHash(srcHash, k, v)
-		keys = append(keys, bytes.Clone(k))
-		vals = append(vals, bytes.Clone(v))
-		size += len(k) + len(v)
-		res.Keys++
-		res.Bytes += int64(len(k) + len(v))
-		if len(keys) >= batchKeys || size >= batchBytes {
-			if err := flush(); err != nil {
-				return false, fmt.Errorf("migrate: write: %w", err)
+	c.progress(true)
+	return c.res, c.verify(ctx)
+}
+
+// copyBatch copies one batch of records, the extents they name first (each is durable in the
+// destination before the record naming it is written), then the records, rewritten to the
+// destination's extent ids, in one transaction.
+func (c *copier) copyBatch(ctx context.Context, ks, vs [][]byte) error {
+	for i, k := range ks {
+		v, kind, err := blob.RewriteExtents(k, vs[i], func(id uint64, need int64) (uint64, error) {
+			return c.copyExtent(ctx, k, id, need)
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", describe(k), err)
+		}
+		switch kind {
+		case blob.BlobRecord:
+			c.res.Blobs++
+		case blob.BlockRecord:
+			c.res.Blocks++
+		}
+		vs[i] = v
+		addHash(c.srcHash, k, v)
+		c.res.Keys++
+		c.res.Bytes += int64(len(k) + len(v))
+		c.progress(false)
+	}
+	if len(ks) == 0 {
+		return nil
+	}
+	err := c.dst.Update(ctx, nil, func(tx store.Txn) error {
+		for i := range ks {
+			if err := tx.Set(ks[i], vs[i]); err != nil {
+				return err
 			}
 		}
-		if time.Since(last) >= o.ProgressEvery {
-			last = time.Now()
-			fmt.Fprintf(o.Progress, "copied %d keys (%.1f MB) in %v\n", res.Keys, float64(res.Bytes)/1e6, time.Since(began).Round(time.Second))
-		}
-		return true, nil
+		return nil
 	})
-	if err == nil {
-		err = flush()
-	}
 	if err != nil {
-		return res, fmt.Errorf("migrate: copy: %w", err)
+		return fmt.Errorf("write: %w", err)
 	}
-	fmt.Fprintf(o.Progress, "copied %d keys (%.1f MB) in %v; verifying\n", res.Keys, float64(res.Bytes)/1e6, time.Since(began).Round(time.Millisecond))
+	return nil
+}
 
+// progress prints a line every ProgressEvery, or now with final.
+func (c *copier) progress(final bool) {
+	if !final && time.Since(c.last) < c.o.ProgressEvery {
+		return
+	}
+	c.last = time.Now()
+	r := &c.res
+	line := fmt.Sprintf("copied %d keys (%.1f MB), %d blobs, %d blob extents (%.1f MB) in %v",
+		r.Keys, float64(r.Bytes)/1e6, r.Blobs, r.Extents, float64(r.ExtentBytes)/1e6, time.Since(c.began).Round(time.Second))
+	if final {
+		line = fmt.Sprintf("copied %d keys (%.1f MB), %d blobs, %d uncommitted blocks, %d blob extents (%.1f MB) in %v; verifying",
+			r.Keys, float64(r.Bytes)/1e6, r.Blobs, r.Blocks, r.Extents, float64(r.ExtentBytes)/1e6, time.Since(c.began).Round(time.Millisecond))
+	}
+	fmt.Fprintln(c.o.Progress, line)
+}
+
+// verify counts and hashes the destination's keys in key order, checks that every extent a
+// destination record names is there and long enough, and reads every copied extent back.
+func (c *copier) verify(ctx context.Context) error {
+	dstExt := map[uint64]int64{}
+	var nExt, extBytes int64
+	if err := c.dst.Extents().ListExtents(ctx, func(id uint64, size int64) error {
+		dstExt[id] = size
+		nExt++
+		extBytes += size
+		return nil
+	}); err != nil {
+		return fmt.Errorf("migrate: verify: %w", err)
+	}
 	dstHash := fnv.New64a()
-	var n int64
-	if err := dst.Scan(ctx, nil, nil, func(k, v []byte) (bool, error) {
+	var n, blobs, blocks int64
+	if err := c.dst.Scan(ctx, nil, nil, func(k, v []byte) (bool, error) {
+		if bytes.Equal(k, unfinishedKey) {
+			return true, nil
+		}
 		addHash(dstHash, k, v)
 		n++
+		_, kind, err := blob.RewriteExtents(k, v, func(id uint64, need int64) (uint64, error) {
+			if size, ok := dstExt[id]; !ok || size < need {
+				return 0, fmt.Errorf("names extent %d (%d bytes needed), which the destination does not hold whole", id, need)
+			}
+			return id, nil
+		})
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", describe(k), err)
+		}
+		switch kind {
+		case blob.BlobRecord:
+			blobs++
+		case blob.BlockRecord:
+			blocks++
+		}
 		return true, nil
 	}); err != nil {
-		return res, fmt.Errorf("migrate: verify: %w", err)
+		return fmt.Errorf("migrate: verification failed: %w", err)
 	}
-	if n != res.Keys || dstHash.Sum64() != srcHash.Sum64() {
-		return res, fmt.Errorf("migrate: verification failed: source %d keys (hash %016x), destination %d keys (hash %016x)", res.Keys, srcHash.Sum64(), n, dstHash.Sum64())
+	r := &c.res
+	if n != r.Keys || dstHash.Sum64() != c.srcHash.Sum64() || blobs != r.Blobs || blocks != r.Blocks {
+		return fmt.Errorf("migrate: verification failed: source %d keys (hash %016x), %d blobs, %d uncommitted blocks; destination %d keys (hash %016x), %d blobs, %d uncommitted blocks",
+			r.Keys, c.srcHash.Sum64(), r.Blobs, r.Blocks, n, dstHash.Sum64(), blobs, blocks)
 	}
-	fmt.Fprintf(o.Progress, "verified: %d keys on both sides, same content hash %016x\n", n, dstHash.Sum64())
-	return res, nil
+	if nExt != r.Extents || extBytes != r.ExtentBytes {
+		return fmt.Errorf("migrate: verification failed: %d blob extents (%d bytes) copied, the destination holds %d (%d bytes)",
+			r.Extents, r.ExtentBytes, nExt, extBytes)
+	}
+	if err := c.verifyExtents(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.o.Progress, "verified: %d keys on both sides, same content hash %016x; %d blobs, %d uncommitted blocks, %d blob extents (%d bytes), every extent read back with the same CRC-64\n",
+		n, dstHash.Sum64(), blobs, blocks, nExt, extBytes)
+	return nil
 }
 
 // addHash feeds one key/value pair, length-prefixed, to h.

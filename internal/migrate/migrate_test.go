@@ -81,25 +81,3 @@ func TestRefusesMissingSource(t *testing.T) {
 		t.Fatal("a missing source was accepted")
 	}
 }
-
-// Blob bytes live in extents, which are not keys: a source holding any is refused instead of
-// copied without them.
-func TestRefusesSourceWithExtents(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "a")
-	db, err := pebblestore.Open(pebblestore.Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := db.Extents().NewExtent(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Write([]byte("bulk"))
-	if _, err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	if _, err := Run(ctx, Options{From: dir, To: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "blob data") {
-		t.Fatalf("a source with extents: %v, want a refusal", err)
-	}
-}
