@@ -376,3 +376,48 @@ func TestWriteChecksums(t *testing.T) {
 		}
 	}
 }
+
+// Put Blob answers the container's, the lease's and the conditions' errors before the
+// body's (its checksum, its length), whether the body is small enough to be read before
+// those checks are made or streamed after them.
+func TestPutErrorOrder(t *testing.T) {
+	s, _ := openService(t, "", nil)
+	ctx := context.Background()
+	if _, err := s.CreateContainer(ctx, "a", "ccc", "", nil); err != nil {
+		t.Fatal(err)
+	}
+	leased := Ref{Account: "a", Container: "ccc", Name: "leased"}
+	if _, err := s.Put(ctx, leased, PutRequest{Type: BlockBlob, Body: body([]byte("x"))}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Lease(ctx, leased, LeaseRequest{Action: "acquire", Duration: -1, ProposedID: "0f0f0f0f-0000-0000-0000-000000000000", BreakPeriod: -1}, Cond{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int{100, inlineMax + 1} {
+		data := bytes.Repeat([]byte("z"), size)
+		badMD5 := body(data)
+		badMD5.MD5 = make([]byte, 16)
+		short := body(data)
+		short.Size++
+		for _, c := range []struct {
+			name string
+			r    Ref
+			cond Cond
+			b    Body
+			want azerr.Code
+		}{
+			{"no container, bad MD5", Ref{Account: "a", Container: "none", Name: "b"}, Cond{}, badMD5, azerr.ContainerNotFound},
+			{"no container, short body", Ref{Account: "a", Container: "none", Name: "b"}, Cond{}, short, azerr.ContainerNotFound},
+			{"leased, bad MD5", leased, Cond{}, badMD5, azerr.LeaseIDMissing},
+			{"If-Match fails, short body", Ref{Account: "a", Container: "ccc", Name: "new"}, Cond{IfMatch: `"0x1"`}, short, azerr.ConditionNotMet},
+			{"bad MD5", Ref{Account: "a", Container: "ccc", Name: "new"}, Cond{}, badMD5, azerr.MD5Mismatch},
+			{"short body", Ref{Account: "a", Container: "ccc", Name: "new"}, Cond{}, short, azerr.InvalidInput},
+		} {
+			c.b.R = bytes.NewReader(data)
+			_, err := s.Put(ctx, c.r, PutRequest{Type: BlockBlob, Body: c.b, Cond: c.cond})
+			if !azerr.Is(err, c.want) {
+				t.Errorf("%d bytes, %s: %v, want %s", size, c.name, err, c.want)
+			}
+		}
+	}
+}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-
-	"github.com/tablo/tablo/internal/store"
 )
 
 // Open returns a reader of n bytes of b from off (the caller has clamped the range). The
@@ -98,14 +96,11 @@ func (r *blockReader) openNext() error {
 // SupportsBodyWriteTo tells fasthttp to send the body with WriteTo (fasthttp.BodyWriterTo).
 func (r *blockReader) SupportsBodyWriteTo() bool { return true }
 
-// WriteTo sends the rest of the range to w. An extent that is a section of an OS file goes
-// through w's ReadFrom as an *io.LimitedReader of the *os.File, which fasthttp's buffered
-// writer passes on to the TCP connection once its buffer is flushed, and the kernel sends
-// it with sendfile: the bytes are never copied into this process. Other extents are copied
-// through the pooled 1 MiB buffer.
+// WriteTo sends the rest of the range to w. An extent reader that implements io.WriterTo
+// writes itself (the disk engine's writes straight from the page cache, without a copy
+// into this process); other extents are copied through the pooled 1 MiB buffer.
 func (r *blockReader) WriteTo(w io.Writer) (int64, error) {
 	var total int64
-	rf, canReadFrom := w.(io.ReaderFrom)
 	for r.left > 0 {
 		if r.cur == nil {
 			if err := r.openNext(); err != nil {
@@ -114,20 +109,16 @@ func (r *blockReader) WriteTo(w io.Writer) (int64, error) {
 		}
 		var n int64
 		var err error
-		if fs, ok := r.cur.(store.FileSection); ok && canReadFrom {
-			f, left := fs.Section()
-			lr := &io.LimitedReader{R: f, N: min(left, r.left)}
-			n, err = rf.ReadFrom(lr)
-			if err == nil && lr.N > 0 {
-				err = io.ErrUnexpectedEOF // the extent is shorter than its record says
-			}
+		if wt, ok := r.cur.(io.WriterTo); ok {
+			// The reader holds exactly the part of the range this extent has (openNext).
+			n, err = wt.WriteTo(w)
 		} else {
 			bp := chunkPool.Get().(*[]byte)
 			n, err = io.CopyBuffer(w, io.LimitReader(readerOnly{r.cur}, r.left), *bp)
 			chunkPool.Put(bp)
-			if err == nil && n == 0 {
-				err = io.ErrUnexpectedEOF
-			}
+		}
+		if err == nil && n == 0 {
+			err = io.ErrUnexpectedEOF // the extent is shorter than its record says
 		}
 		total += n
 		r.left -= n

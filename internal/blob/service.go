@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"sync"
 	"time"
 
@@ -89,8 +88,11 @@ func containerLock(account, name string) store.Lock {
 	return store.Lock{Name: "bc/" + account + "/" + name}
 }
 
-func blobLock(id uint64, name string) store.Lock {
-	return store.Lock{Name: "bb/" + strconv.FormatUint(id, 10) + "/" + name}
+// blobLock names a blob by its container's name, not its id, so that a writer can take it
+// without reading the container first; update holds the container's lock (shared) with it,
+// so the name stands for one container throughout.
+func blobLock(account, container, name string) store.Lock {
+	return store.Lock{Name: "bb/" + account + "/" + container + "/" + name}
 }
 
 func getContainer(get func([]byte) ([]byte, error), account, name string) (*Container, error) {

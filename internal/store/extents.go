@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 )
 
 // Bulk bytes (blob blocks) do not go through the key-value write path: an LSM would write
@@ -50,12 +49,7 @@ type ExtentWriter interface {
 	Abort()
 }
 
-// FileSection is implemented by an extent reader (from ReadExtent) whose bytes are a section
-// of an open file of the operating system, so that a server can hand them to the kernel
-// (sendfile) instead of copying them through its own memory. The reader's Close closes the
-// file.
-type FileSection interface {
-	// Section returns the file, positioned at the reader's next byte, and how many bytes
-	// are left.
-	Section() (f *os.File, n int64)
-}
+// An extent reader (from ReadExtent) may also implement io.WriterTo when its engine has a
+// cheaper way to hand its bytes to a writer than Read through the caller's buffer (the disk
+// engine writes them straight from the page cache); WriteTo then writes the reader's bytes,
+// and a short extent is io.ErrUnexpectedEOF, as from Read.

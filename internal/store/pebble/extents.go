@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,13 +34,17 @@ const tmpSuffix = ".tmp"
 type fileExtents struct {
 	fs  vfs.FS
 	dir string
-	// onDisk: fs is the operating system's, so a reader can be an *os.File section that a
-	// server sends with sendfile (store.FileSection). Otherwise writers hand fs a copy of
-	// what they are given: Pebble's in-memory file system scribbles over the buffers it is
-	// handed in race and invariants builds (to find callers that reuse them), which an
+	// onDisk: fs is the operating system's, so a reader can be an *os.File section whose
+	// WriteTo hands the page cache to the writer (osSection). Otherwise writers hand fs a
+	// copy of what they are given: Pebble's in-memory file system scribbles over the buffers
+	// it is handed in race and invariants builds (to find callers that reuse them), which an
 	// io.Writer must not do to its caller.
 	onDisk bool
-	next   atomic.Uint64
+	// sending counts osSection.WriteTo calls under way; those beyond sendfileAt (the
+	// CPU count) use sendfile (osSection.WriteTo has the why).
+	sending    atomic.Int64
+	sendfileAt int64
+	next       atomic.Uint64
 
 	mu sync.Mutex
 	// pool holds pre-created empty files NewExtent hands out (NewExtent has the why);
@@ -60,6 +65,7 @@ func openExtents(fs vfs.FS, dir, snapshotsRoot string) (*fileExtents, error) {
 		return nil, fmt.Errorf("pebble: extents: %w", err)
 	}
 	e := &fileExtents{fs: fs, dir: dir, onDisk: fs == vfs.Default, pending: make(map[uint64]struct{})}
+	e.sendfileAt = int64(runtime.GOMAXPROCS(0))
 	var maxID uint64
 	for _, n := range names {
 		if base, ok := strings.CutSuffix(n, tmpSuffix); ok {
@@ -291,7 +297,7 @@ func (e *fileExtents) unpend(id uint64) {
 
 func (e *fileExtents) ReadExtent(ctx context.Context, id uint64, off, n int64) (io.ReadCloser, error) {
 	if e.onDisk {
-		return readOSFile(e.path(id), off, n)
+		return e.readOSFile(e.path(id), off, n)
 	}
 	f, err := e.fs.Open(e.path(id))
 	if err != nil {
@@ -330,9 +336,9 @@ func (s *sectionReader) Read(p []byte) (int, error) {
 
 func (s *sectionReader) Close() error { return s.f.Close() }
 
-// readOSFile opens an extent of the disk engine as an *os.File section (osSection), which
-// a server can send with sendfile.
-func readOSFile(path string, off, n int64) (io.ReadCloser, error) {
+// readOSFile opens an extent of the disk engine as an *os.File section (osSection), whose
+// WriteTo hands the bytes to a writer without copying them through a buffer of ours.
+func (e *fileExtents) readOSFile(path string, off, n int64) (io.ReadCloser, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -348,17 +354,15 @@ func readOSFile(path string, off, n int64) (io.ReadCloser, error) {
 		}
 		n = st.Size() - off
 	}
-	if _, err := f.Seek(off, io.SeekStart); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("pebble: read extent: %w", err)
-	}
-	return &osSection{f: f, want: n}, nil
+	return &osSection{e: e, f: f, off: off, want: n}, nil
 }
 
-// osSection reads want bytes from f's offset on and reports a short extent as
-// ErrUnexpectedEOF; Section hands f itself to a caller that sends it with sendfile.
+// osSection reads want bytes of f from off on and reports a short extent as
+// ErrUnexpectedEOF.
 type osSection struct {
+	e         *fileExtents
 	f         *os.File
+	off       int64
 	want, got int64
 }
 
@@ -367,16 +371,43 @@ func (s *osSection) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	p = p[:min(int64(len(p)), s.want-s.got)]
-	n, err := s.f.Read(p)
+	n, err := s.f.ReadAt(p, s.off+s.got) // at its offset: WriteTo may have moved the file's
 	s.got += int64(n)
-	if err == io.EOF { // a file reports its end reading nothing, so bytes were still wanted
-		err = io.ErrUnexpectedEOF
+	if err == io.EOF {
+		if n > 0 {
+			err = nil
+		} else if s.got < s.want {
+			err = io.ErrUnexpectedEOF
+		}
 	}
 	return n, err
 }
 
-// Section implements store.FileSection (before any Read).
-func (s *osSection) Section() (*os.File, int64) { return s.f, s.want - s.got }
+// WriteTo writes the rest of the section to w, straight from the page cache either way:
+//
+//   - while no more sends run than there are CPUs, by writeSection (from a memory mapping
+//     where the system has one): one copy, into the socket. A single 256 MiB download on
+//     loopback got 1.2-1.3x the MB/s this way that it got through sendfile, which left it
+//     at about half of what a server writing from memory reaches, the CPUs not busy;
+//   - beyond that, through w's ReadFrom (a connection's sendfile, if w reaches one): no copy
+//     at all, which matters once the CPUs are the limit (16 concurrent 256 MiB downloads
+//     cost 1.3x the server CPU per download through the mapping).
+func (s *osSection) WriteTo(w io.Writer) (n int64, err error) {
+	rf, canReadFrom := w.(io.ReaderFrom)
+	if s.e.sending.Add(1) > s.e.sendfileAt && canReadFrom {
+		if _, err = s.f.Seek(s.off+s.got, io.SeekStart); err == nil {
+			n, err = rf.ReadFrom(&io.LimitedReader{R: s.f, N: s.want - s.got})
+		}
+	} else {
+		n, err = writeSection(w, s.f, s.off+s.got, s.want-s.got)
+	}
+	s.e.sending.Add(-1)
+	s.got += n
+	if err == nil && s.got < s.want {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
 
 func (s *osSection) Close() error { return s.f.Close() }
 

@@ -46,6 +46,26 @@ func readExtent(e store.Extents, id uint64, off, n int64) ([]byte, error) {
 	return io.ReadAll(r)
 }
 
+// writeExtentTo reads like readExtent through the reader's WriteTo, for engines whose
+// readers have one (ok false otherwise).
+func writeExtentTo(e store.Extents, id uint64, off, n int64) (got []byte, ok bool, err error) {
+	r, err := e.ReadExtent(context.Background(), id, off, n)
+	if err != nil {
+		return nil, false, err
+	}
+	defer r.Close()
+	wt, ok := r.(io.WriterTo)
+	if !ok {
+		return nil, false, nil
+	}
+	var buf bytes.Buffer
+	m, err := wt.WriteTo(&buf)
+	if m != int64(buf.Len()) {
+		return nil, true, errors.New("WriteTo's count differs from the bytes written")
+	}
+	return buf.Bytes(), true, err
+}
+
 func listExtents(t *testing.T, e store.Extents) map[uint64]int64 {
 	t.Helper()
 	m := map[uint64]int64{}
@@ -93,9 +113,16 @@ func testExtents(t *testing.T, s store.Store) {
 		if !bytes.Equal(got, data[c.off:end]) {
 			t.Fatalf("read %+v: got %d bytes, want %d", c, len(got), end-c.off)
 		}
+		got, ok, err := writeExtentTo(e, a, c.off, c.n)
+		if ok && (err != nil || !bytes.Equal(got, data[c.off:end])) {
+			t.Fatalf("WriteTo %+v: got %d bytes (%v), want %d", c, len(got), err, end-c.off)
+		}
 	}
 	if _, err := readExtent(e, a, int64(len(data))-1, 5); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("read past the end: %v, want ErrUnexpectedEOF", err)
+	}
+	if got, ok, err := writeExtentTo(e, a, int64(len(data))-1, 5); ok && (!errors.Is(err, io.ErrUnexpectedEOF) || !bytes.Equal(got, data[len(data)-1:])) {
+		t.Errorf("WriteTo past the end: %d bytes, %v; want the 1 byte there and ErrUnexpectedEOF", len(got), err)
 	}
 	if got, err := readExtent(e, b, 0, -1); err != nil || len(got) != 0 {
 		t.Errorf("empty extent: %q, %v", got, err)
