@@ -49,6 +49,8 @@ func TestFrontEnds(t *testing.T) {
 	pgtest.Base(t)
 	bin := buildTablo(t)
 	t.Run("ETagIncrements", func(t *testing.T) { testFrontEndIncrements(t, bin) })
+	t.Run("MergesLoseNothing", func(t *testing.T) { testFrontEndMerges(t, bin) })
+	t.Run("StaleWriteGuesses", func(t *testing.T) { testFrontEndStaleGuesses(t, bin) })
 	t.Run("BatchWholeOrNothing", func(t *testing.T) { testFrontEndBatches(t, bin) })
 	t.Run("CreateDeleteRace", func(t *testing.T) { testFrontEndCreateDelete(t, bin) })
 	t.Run("CachesSeeOtherFrontEnds", func(t *testing.T) { testFrontEndCaches(t, bin) })
@@ -98,6 +100,122 @@ func testFrontEndIncrements(t *testing.T, bin string) {
 	c, _, err := readCounter(fes[2].service(t).NewClient("counters"), "p", "c")
 	if err != nil || c.Value != wins.Load() || c.Value != workers*perWorker {
 		t.Fatalf("counter = %d (%v), acknowledged increments %d", c.Value, err, wins.Load())
+	}
+}
+
+// testFrontEndMerges: unconditional merges (Upsert in merge mode, what the SDKs do by
+// default) of one entity through three front ends, each worker setting a property of its own,
+// lose no property value, and every acknowledged write gets an ETag of its own (each one
+// later than the last).
+func testFrontEndMerges(t *testing.T, bin string) {
+	fes := frontEnds(t, bin, pgtest.URL(t), 3)
+	if _, err := fes[0].service(t).CreateTable(ctx, "merges", nil); err != nil {
+		t.Fatal(err)
+	}
+	const workers, perWorker = 6, 15
+	var mu sync.Mutex
+	etags := map[azcore.ETag]int{}
+	var wg sync.WaitGroup
+	for w := range workers {
+		tc := fes[w%len(fes)].service(t).NewClient("merges")
+		wg.Go(func() {
+			for i := 1; i <= perWorker; i++ {
+				e := jsonOf(map[string]any{"PartitionKey": "p", "RowKey": "m", fmt.Sprintf("W%d", w): i})
+				resp, err := tc.UpsertEntity(ctx, e, &aztables.UpsertEntityOptions{UpdateMode: aztables.UpdateModeMerge})
+				if err != nil {
+					t.Errorf("upsert: %v", err)
+					return
+				}
+				mu.Lock()
+				etags[resp.ETag]++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	resp, err := fes[1].service(t).NewClient("merges").GetEntity(ctx, "p", "m", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(resp.Value, &got); err != nil {
+		t.Fatal(err)
+	}
+	for w := range workers {
+		if v := got[fmt.Sprintf("W%d", w)]; v != float64(perWorker) {
+			t.Errorf("W%d = %v after %d acknowledged merges: an update was lost", w, v, perWorker)
+		}
+	}
+	if len(etags) != workers*perWorker {
+		t.Errorf("%d acknowledged writes got %d distinct ETags", workers*perWorker, len(etags))
+	}
+}
+
+// testFrontEndStaleGuesses: a front end that wrote an entity remembers its value as a guess
+// for its next write (one round trip); after another front end changed or deleted the
+// entity, the guess must neither be answered from (a 412 or a success) nor overwrite the
+// other front end's change.
+func testFrontEndStaleGuesses(t *testing.T, bin string) {
+	fes := frontEnds(t, bin, pgtest.URL(t), 2)
+	if _, err := fes[0].service(t).CreateTable(ctx, "guesses", nil); err != nil {
+		t.Fatal(err)
+	}
+	a, b := fes[0].service(t).NewClient("guesses"), fes[1].service(t).NewClient("guesses")
+	entity := func(props map[string]any) []byte {
+		props["PartitionKey"], props["RowKey"] = "p", "r"
+		return jsonOf(props)
+	}
+	merge := &aztables.UpsertEntityOptions{UpdateMode: aztables.UpdateModeMerge}
+	if _, err := a.UpsertEntity(ctx, entity(map[string]any{"A": 1}), merge); err != nil {
+		t.Fatal(err)
+	}
+	// b changes it; a's If-Match with b's ETag must succeed, and a's merge keep b's change.
+	resp, err := b.UpsertEntity(ctx, entity(map[string]any{"B": 2}), merge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	etag := resp.ETag
+	if _, err := a.UpdateEntity(ctx, entity(map[string]any{"A": 3, "B": 2}), &aztables.UpdateEntityOptions{IfMatch: &etag, UpdateMode: aztables.UpdateModeReplace}); err != nil {
+		t.Fatalf("If-Match with the other front end's ETag: %v", err)
+	}
+	if _, err := b.UpsertEntity(ctx, entity(map[string]any{"C": 4}), merge); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.UpsertEntity(ctx, entity(map[string]any{"D": 5}), merge); err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.GetEntity(ctx, "p", "r", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var props map[string]any
+	if err := json.Unmarshal(got.Value, &props); err != nil {
+		t.Fatal(err)
+	}
+	if props["A"] != float64(3) || props["B"] != float64(2) || props["C"] != float64(4) || props["D"] != float64(5) {
+		t.Fatalf("after merges through both front ends: %v", props)
+	}
+	// b deletes it; a's update must answer 404, and a's merge create it afresh.
+	if _, err := b.DeleteEntity(ctx, "p", "r", nil); err != nil {
+		t.Fatal(err)
+	}
+	anyTag := azcore.ETagAny
+	_, err = a.UpdateEntity(ctx, entity(map[string]any{"A": 6}), &aztables.UpdateEntityOptions{IfMatch: &anyTag, UpdateMode: aztables.UpdateModeMerge})
+	if code, _ := statusCode(err); code != http.StatusNotFound {
+		t.Fatalf("update of an entity the other front end deleted: %v, want 404", err)
+	}
+	if _, err := a.UpsertEntity(ctx, entity(map[string]any{"E": 7}), merge); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = b.GetEntity(ctx, "p", "r", nil); err != nil {
+		t.Fatal(err)
+	}
+	props = nil
+	if err := json.Unmarshal(got.Value, &props); err != nil {
+		t.Fatal(err)
+	}
+	if _, stale := props["A"]; stale || props["E"] != float64(7) {
+		t.Fatalf("merge after the other front end's delete: %v", props)
 	}
 }
 

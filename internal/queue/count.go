@@ -55,7 +55,7 @@ func (s *Service) readCount(ctx context.Context, get func([]byte) ([]byte, error
 		return 0, err
 	}
 	var n int64
-	prefix := keys.QueueMessagePrefix(qid)
+	prefix := keys.QueueVisiblePrefix(qid)
 	err = s.st.Scan(ctx, prefix, keys.PrefixEnd(prefix), func(_, _ []byte) (bool, error) {
 		n++
 		return true, nil

@@ -47,7 +47,7 @@ func TestApproximateCountIsKept(t *testing.T) {
 	// Behind the service's back: a count that scans would see this key.
 	e, _ := s.resolve(ctx, acct, "cnt")
 	if err := s.st.Update(ctx, nil, func(tx store.Txn) error {
-		return tx.Set(keys.QueueMessage(e.id, 1), []byte("x"))
+		return tx.Set(keys.QueueVisible(e.id, 1, 1), []byte("x"))
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,11 @@
 package queue
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,13 +39,23 @@ func toTime(ns int64) time.Time {
 	return time.Unix(0, ns).UTC()
 }
 
-// messageID formats a queue id and sequence number as a GUID-shaped string.
+// messageID formats a queue id and sequence number as a GUID-shaped string (written into
+// one buffer: this is on every put's and get's path).
 func messageID(qid, seq uint64) string {
 	var b [16]byte
 	binary.BigEndian.PutUint64(b[:8], qid)
 	binary.BigEndian.PutUint64(b[8:], seq)
-	h := hex.EncodeToString(b[:])
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+	var out [36]byte
+	hex.Encode(out[0:8], b[0:4])
+	out[8] = '-'
+	hex.Encode(out[9:13], b[4:6])
+	out[13] = '-'
+	hex.Encode(out[14:18], b[6:8])
+	out[18] = '-'
+	hex.Encode(out[19:23], b[8:10])
+	out[23] = '-'
+	hex.Encode(out[24:36], b[10:16])
+	return string(out[:])
 }
 
 // parseMessageID reverses messageID; anything else names no message.
@@ -65,22 +73,43 @@ func parseMessageID(id string) (qid, seq uint64, ok bool) {
 // Pop receipts are URL-safe base64 (no '+', '/' or '='): clients put them in the query
 // string, and not every client escapes a '+' (which would arrive as a space). They start with
 // a fixed letter, as Azure's do, because base64url may start with '-', which command-line
-// clients (az) take for an option. Receipts without the letter are still accepted.
+// clients (az) take for an option. A receipt carries a random number and the message's
+// visibility deadline, which is where the message's key is (its place in the visibility
+// index): Update and Delete read that one key.
 const receiptLead = "A"
 
-func receiptString(r uint64) string {
-	return receiptLead + base64.RawURLEncoding.EncodeToString(binary.BigEndian.AppendUint64(nil, r))
+// receiptLen is the length of a receipt: the lead and 16 bytes in base64url.
+const receiptLen = 1 + 22
+
+func receiptString(r uint64, visibleAt int64) string {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], r)
+	binary.BigEndian.PutUint64(b[8:], uint64(visibleAt))
+	return receiptLead + base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-func parseReceipt(s string) (uint64, error) {
-	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(s, receiptLead))
-	if len(s) == 11 { // issued before the lead letter
-		b, err = base64.RawURLEncoding.DecodeString(s)
+// oldReceipt is the deadline parseReceipt gives a receipt of the earlier form (8 random
+// bytes, no deadline): no message is there, so, like any outdated receipt, it is
+// MessageNotFound, and its message comes back when its visibility timeout ends.
+const oldReceipt = -1
+
+func parseReceipt(s string) (r uint64, visibleAt int64, err error) {
+	var b []byte
+	if len(s) == receiptLen && strings.HasPrefix(s, receiptLead) {
+		b, err = base64.RawURLEncoding.DecodeString(s[1:])
+	} else {
+		b, err = base64.RawURLEncoding.DecodeString(strings.TrimPrefix(s, receiptLead))
+		if len(s) == 11 { // issued before the lead letter
+			b, err = base64.RawURLEncoding.DecodeString(s)
+		}
+		if err == nil && len(b) == 8 {
+			return 0, oldReceipt, nil
+		}
 	}
-	if err != nil || len(b) != 8 {
-		return 0, azerr.New(azerr.InvalidQueryParameterValue).With("QueryParameterName", "popreceipt").With("QueryParameterValue", s)
+	if err != nil || len(b) != 16 {
+		return 0, 0, azerr.New(azerr.InvalidQueryParameterValue).With("QueryParameterName", "popreceipt").With("QueryParameterValue", s)
 	}
-	return binary.BigEndian.Uint64(b), nil
+	return binary.BigEndian.Uint64(b), int64(binary.BigEndian.Uint64(b[8:])), nil
 }
 
 func (s *Service) out(qid uint64, m *message, withReceipt bool) Message {
@@ -90,7 +119,7 @@ func (s *Service) out(qid uint64, m *message, withReceipt bool) Message {
 	}
 	if withReceipt {
 		o.NextVisible = toTime(m.visibleAt)
-		o.PopReceipt = receiptString(m.receipt)
+		o.PopReceipt = receiptString(m.receipt, m.visibleAt)
 	}
 	return o
 }
@@ -139,7 +168,7 @@ func (s *Service) PutMessage(ctx context.Context, account, name, text string, vi
 				m.expires = e
 			}
 		}
-		if err := s.writeMessage(tx, qid, m); err != nil {
+		if err := writeMessage(tx, qid, m); err != nil {
 			return err
 		}
 		out = s.out(qid, m, true)
@@ -148,26 +177,23 @@ func (s *Service) PutMessage(ctx context.Context, account, name, text string, vi
 	return out, err
 }
 
-// writeMessage stores m with its visibility-index entry and, when it expires, its expiry
-// entry.
-func (s *Service) writeMessage(tx store.Txn, qid uint64, m *message) error {
-	if err := tx.Set(keys.QueueMessage(qid, m.seq), m.encode()); err != nil {
-		return err
-	}
-	if err := tx.Set(keys.QueueVisible(qid, m.visibleAt, m.seq), nil); err != nil {
+// writeMessage stores m at its place in the visibility index (the message is the index
+// entry's value, so a walk of the index reads messages without a lookup each) and, when it
+// expires, its expiry entry, whose value is that place's deadline (the reaper finds the
+// message from it). Moving a message is deleting its old entry and writing it again: the
+// expiry entry is then overwritten.
+func writeMessage(tx store.Txn, qid uint64, m *message) error {
+	if err := tx.Set(keys.QueueVisible(qid, m.visibleAt, m.seq), m.encode()); err != nil {
 		return err
 	}
 	if m.expires != neverExpires {
-		return tx.Set(keys.QueueExpiry(m.expires, qid, m.seq), nil)
+		return tx.Set(keys.QueueExpiry(m.expires, qid, m.seq), binary.BigEndian.AppendUint64(nil, uint64(m.visibleAt)))
 	}
 	return nil
 }
 
-// deleteMessage removes m and its index entries.
+// deleteMessage removes m and its expiry entry.
 func deleteMessage(tx store.Txn, qid uint64, m *message) error {
-	if err := tx.Delete(keys.QueueMessage(qid, m.seq)); err != nil {
-		return err
-	}
 	if err := tx.Delete(keys.QueueVisible(qid, m.visibleAt, m.seq)); err != nil {
 		return err
 	}
@@ -175,6 +201,14 @@ func deleteMessage(tx store.Txn, qid uint64, m *message) error {
 		return tx.Delete(keys.QueueExpiry(m.expires, qid, m.seq))
 	}
 	return nil
+}
+
+// moveMessage writes m at its new deadline (m.visibleAt), removing its entry at from.
+func moveMessage(tx store.Txn, qid uint64, m *message, from int64) error {
+	if err := tx.Delete(keys.QueueVisible(qid, from, m.seq)); err != nil {
+		return err
+	}
+	return writeMessage(tx, qid, m)
 }
 
 func checkCount(n int) error {
@@ -190,14 +224,13 @@ func checkCount(n int) error {
 // write may).
 type reader struct {
 	scan func(ctx context.Context, start, end []byte, fn func(k, v []byte) (bool, error)) error
-	get  func(key []byte) ([]byte, error)
-	// lookup, when set, reads several keys (ascending) in one call (Txn.Lookup).
-	lookup func(keys [][]byte, fn func(i int, value []byte, found bool) error) error
+	// recheck, when set, reads the entries the scan found again (ascending keys, in one
+	// call: Txn.Lookup), and only those it finds count: on a shared store the scan runs
+	// outside the transaction and the recheck inside it.
+	recheck func(keys [][]byte, fn func(i int, value []byte, found bool) error) error
 }
 
-func (s *Service) storeReader(ctx context.Context) reader {
-	return reader{scan: s.st.Scan, get: func(k []byte) ([]byte, error) { return s.st.Get(ctx, k) }}
-}
+func (s *Service) storeReader() reader { return reader{scan: s.st.Scan} }
 
 // walkVisible walks the queue's visible, unexpired messages in index order (visibleAt, then
 // insertion) from the hint, calling fn until it returns false. Expired messages met on the
@@ -208,68 +241,57 @@ func walkVisible(ctx context.Context, r reader, qid uint64, from position, now i
 	fn func(m *message) bool, expired func(m *message) error) (position, error) {
 	start := keys.QueueVisible(qid, from.at, from.seq)
 	end := keys.QueueVisible(qid, now+1, 0)
-	type entry struct {
-		at  int64
-		seq uint64
-	}
-	// Collect index entries first, then read their messages (no read inside a Scan callback).
 	end0 := position{at: now + 1}
+	type entry struct {
+		pos position
+		m   *message // nil: gone when rechecked
+	}
 	var batch []entry
 	for {
 		batch = batch[:0]
-		err := r.scan(ctx, start, end, func(k, _ []byte) (bool, error) {
+		err := r.scan(ctx, start, end, func(k, v []byte) (bool, error) {
 			at, seq, err := keys.DecodeQueueVisible(k)
 			if err != nil {
 				return false, err
 			}
-			batch = append(batch, entry{at, seq})
+			m, err := decodeMessage(seq, v)
+			if err != nil {
+				return false, err
+			}
+			m.visibleAt = at
+			batch = append(batch, entry{position{at, seq}, m})
 			// Read one entry past what is wanted (the hint is the first entry left);
-			// expired or vanished ones make the next round read on.
+			// expired ones make the next round read on.
 			return len(batch) <= want, nil
 		})
 		if err != nil || len(batch) == 0 {
 			return end0, err
 		}
-		get := r.get
-		if r.lookup != nil && len(batch) > 1 {
-			// One round trip for the batch's messages instead of one each.
+		if r.recheck != nil {
 			ks := make([][]byte, len(batch))
 			for i, e := range batch {
-				ks[i] = keys.QueueMessage(qid, e.seq)
+				ks[i] = keys.QueueVisible(qid, e.pos.at, e.pos.seq)
 			}
-			slices.SortFunc(ks, bytes.Compare)
-			got := make(map[string][]byte, len(ks))
-			err := r.lookup(ks, func(i int, v []byte, found bool) error {
-				if found {
-					got[string(ks[i])] = bytes.Clone(v)
+			err := r.recheck(ks, func(i int, v []byte, found bool) error {
+				if !found {
+					batch[i].m = nil // taken since the scan (by another process)
+					return nil
 				}
+				m, err := decodeMessage(batch[i].pos.seq, v)
+				if err != nil {
+					return err
+				}
+				m.visibleAt = batch[i].pos.at
+				batch[i].m = m
 				return nil
 			})
 			if err != nil {
 				return position{}, err
 			}
-			get = func(k []byte) ([]byte, error) {
-				if v, ok := got[string(k)]; ok {
-					return v, nil
-				}
-				return nil, store.ErrNotFound
-			}
 		}
 		for i, e := range batch {
-			v, err := get(keys.QueueMessage(qid, e.seq))
-			if errors.Is(err, store.ErrNotFound) {
-				continue // an index entry without its message: nothing to return
-			}
-			if err != nil {
-				return position{}, err
-			}
-			m, err := decodeMessage(e.seq, v)
-			if err != nil {
-				return position{}, err
-			}
-			if m.visibleAt != e.at {
-				// The message moved after the index was read (taken by a consumer the
-				// walk does not exclude: Peek's, or another process's on a shared store).
+			m := e.m
+			if m == nil {
 				continue
 			}
 			if m.expires <= now {
@@ -282,19 +304,12 @@ func walkVisible(ctx context.Context, r reader, qid uint64, from position, now i
 			}
 			if !fn(m) {
 				if i+1 < len(batch) {
-					return position{batch[i+1].at, batch[i+1].seq}, nil
+					return batch[i+1].pos, nil
 				}
-				if e.seq == ^uint64(0) {
-					return position{at: e.at}, nil
-				}
-				return position{e.at, e.seq + 1}, nil
+				return e.pos.next(), nil
 			}
 		}
-		last := batch[len(batch)-1]
-		start = keys.QueueVisible(qid, last.at, last.seq+1)
-		if last.seq == ^uint64(0) {
-			start = keys.QueueVisible(qid, last.at+1, 0)
-		}
+		start = keys.QueueVisible(qid, batch[len(batch)-1].pos.next().at, batch[len(batch)-1].pos.next().seq)
 	}
 }
 
@@ -314,14 +329,13 @@ func (s *Service) GetMessages(ctx context.Context, account, name string, n int, 
 		now := s.clock()
 		var taken []*message
 		var expired int64
-		r := s.storeReader(ctx)
+		r := s.storeReader()
 		if s.shared {
-			// The index is read outside the transaction, but each message is read inside
-			// it: a message another process took after that read shows its new visibleAt
-			// and is skipped, and two processes taking the same message both read and
-			// write its row, so the database lets only one of them commit.
-			r.get = tx.Get
-			r.lookup = func(ks [][]byte, fn func(int, []byte, bool) error) error {
+			// The index is read outside the transaction, but each entry taken is read again
+			// inside it: one another process took after that read is gone and skipped, and
+			// two processes taking the same message both read and write its key, so the
+			// database lets only one of them commit.
+			r.recheck = func(ks [][]byte, fn func(int, []byte, bool) error) error {
 				return tx.Lookup(ks, store.ExpectPresent, fn)
 			}
 		}
@@ -333,16 +347,11 @@ func (s *Service) GetMessages(ctx context.Context, account, name string, n int, 
 			return err
 		}
 		for _, m := range taken {
-			if err := tx.Delete(keys.QueueVisible(qid, m.visibleAt, m.seq)); err != nil {
-				return err
-			}
+			from := m.visibleAt
 			m.visibleAt = now + visibilityTimeout*int64(time.Second)
 			m.dequeues++
 			m.receipt = newReceipt()
-			if err := tx.Set(keys.QueueMessage(qid, m.seq), m.encode()); err != nil {
-				return err
-			}
-			if err := tx.Set(keys.QueueVisible(qid, m.visibleAt, m.seq), nil); err != nil {
+			if err := moveMessage(tx, qid, m, from); err != nil {
 				return err
 			}
 			out = append(out, s.out(qid, m, true))
@@ -401,7 +410,7 @@ func (s *Service) PeekMessages(ctx context.Context, account, name string, n int)
 	}
 	now := s.clock()
 	out := []Message{}
-	_, err = walkVisible(ctx, s.storeReader(ctx), e.id, s.hint(s.state(e.id)), now, n, func(m *message) bool {
+	_, err = walkVisible(ctx, s.storeReader(), e.id, s.hint(s.state(e.id)), now, n, func(m *message) bool {
 		out = append(out, s.out(e.id, m, false))
 		return len(out) < n
 	}, nil)
@@ -431,18 +440,21 @@ func (s *Service) lookupEntry(ctx context.Context, account, name string) (*qentr
 	if err != nil || q == nil {
 		return nil, err
 	}
+	if err := s.upgradeQueue(ctx, q.id); err != nil {
+		return nil, err
+	}
 	return &qentry{id: q.id}, nil
 }
 
-// findMessage reads the message id names in queue q, checking its pop receipt; a message
-// that is missing, expired, of another queue or held under another receipt is 404
-// MessageNotFound, as on Azure.
-func findMessage(tx store.Txn, queueID uint64, id string, receipt uint64, now int64) (*message, error) {
+// findMessage reads the message id names in queue q at the deadline its receipt names,
+// checking the receipt; a message that is missing, expired, of another queue or held under
+// another receipt is 404 MessageNotFound, as on Azure.
+func findMessage(tx store.Txn, queueID uint64, id string, receipt uint64, at, now int64) (*message, error) {
 	qid, seq, ok := parseMessageID(id)
 	if !ok || qid != queueID {
 		return nil, azerr.New(azerr.MessageNotFound)
 	}
-	v, err := tx.Get(keys.QueueMessage(qid, seq))
+	v, err := tx.Get(keys.QueueVisible(qid, at, seq))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, azerr.New(azerr.MessageNotFound)
 	}
@@ -453,6 +465,7 @@ func findMessage(tx store.Txn, queueID uint64, id string, receipt uint64, now in
 	if err != nil {
 		return nil, err
 	}
+	m.visibleAt = at
 	if m.expires <= now || m.receipt != receipt {
 		return nil, azerr.New(azerr.MessageNotFound)
 	}
@@ -461,12 +474,12 @@ func findMessage(tx store.Txn, queueID uint64, id string, receipt uint64, now in
 
 // DeleteMessage deletes a message given its current pop receipt.
 func (s *Service) DeleteMessage(ctx context.Context, account, name, id, popReceipt string) error {
-	r, err := parseReceipt(popReceipt)
+	r, at, err := parseReceipt(popReceipt)
 	if err != nil {
 		return err
 	}
 	return s.withQueue(ctx, account, name, func(tx store.Txn, qid uint64) error {
-		m, err := findMessage(tx, qid, id, r, s.clock())
+		m, err := findMessage(tx, qid, id, r, at, s.clock())
 		if err != nil {
 			return err
 		}
@@ -481,7 +494,7 @@ func (s *Service) DeleteMessage(ctx context.Context, account, name, id, popRecei
 // with a new pop receipt, and replaces its text when text is not nil. The dequeue count is
 // unchanged.
 func (s *Service) UpdateMessage(ctx context.Context, account, name, id, popReceipt string, text *string, visibilityTimeout int64) (Message, error) {
-	r, err := parseReceipt(popReceipt)
+	r, at, err := parseReceipt(popReceipt)
 	if err != nil {
 		return Message{}, err
 	}
@@ -496,11 +509,8 @@ func (s *Service) UpdateMessage(ctx context.Context, account, name, id, popRecei
 	var out Message
 	err = s.withQueue(ctx, account, name, func(tx store.Txn, qid uint64) error {
 		now := s.clock()
-		m, err := findMessage(tx, qid, id, r, now)
+		m, err := findMessage(tx, qid, id, r, at, now)
 		if err != nil {
-			return err
-		}
-		if err := tx.Delete(keys.QueueVisible(qid, m.visibleAt, m.seq)); err != nil {
 			return err
 		}
 		m.visibleAt = now + visibilityTimeout*int64(time.Second)
@@ -508,10 +518,7 @@ func (s *Service) UpdateMessage(ctx context.Context, account, name, id, popRecei
 		if text != nil {
 			m.text = *text
 		}
-		if err := tx.Set(keys.QueueMessage(qid, m.seq), m.encode()); err != nil {
-			return err
-		}
-		if err := tx.Set(keys.QueueVisible(qid, m.visibleAt, m.seq), nil); err != nil {
+		if err := moveMessage(tx, qid, m, at); err != nil {
 			return err
 		}
 		out = s.out(qid, m, true)

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"time"
 
@@ -63,24 +64,41 @@ func (s *Service) Reap(ctx context.Context) (int, error) {
 			}
 			group := batch[i:j]
 			qid := group[0].qid
+			if err := s.upgradeQueue(ctx, qid); err != nil {
+				return total, err
+			}
 			err := s.st.Update(ctx, []store.Lock{queueLock(qid)}, func(tx store.Txn) error {
 				var deleted int64
 				for _, e := range group {
-					v, err := tx.Get(keys.QueueMessage(e.qid, e.seq))
-					if err == nil {
-						m, derr := decodeMessage(e.seq, v)
-						if derr == nil && m.expires == e.at {
-							if err := deleteMessage(tx, e.qid, m); err != nil {
-								return err
-							}
-							deleted++
-							continue
-						}
-					} else if !errors.Is(err, store.ErrNotFound) {
+					// The entry's value is the message's deadline, read under the lock: a
+					// get may have moved the message since the scan.
+					xk := keys.QueueExpiry(e.at, e.qid, e.seq)
+					xv, err := tx.Get(xk)
+					if errors.Is(err, store.ErrNotFound) {
+						continue
+					}
+					if err != nil {
 						return err
 					}
+					if len(xv) == 8 {
+						at := int64(binary.BigEndian.Uint64(xv))
+						v, err := tx.Get(keys.QueueVisible(e.qid, at, e.seq))
+						if err == nil {
+							m, derr := decodeMessage(e.seq, v)
+							if derr == nil && m.expires == e.at {
+								m.visibleAt = at
+								if err := deleteMessage(tx, e.qid, m); err != nil {
+									return err
+								}
+								deleted++
+								continue
+							}
+						} else if !errors.Is(err, store.ErrNotFound) {
+							return err
+						}
+					}
 					// The message is gone (deleted, or its queue dropped): drop the entry.
-					if err := tx.Delete(keys.QueueExpiry(e.at, e.qid, e.seq)); err != nil {
+					if err := tx.Delete(xk); err != nil {
 						return err
 					}
 				}

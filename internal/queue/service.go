@@ -53,6 +53,9 @@ type Service struct {
 	// catalog caches account+"\x00"+name → *qentry, so message operations find a queue's id
 	// without reading the catalog. Delete Queue marks an entry dead under the queue's lock.
 	catalog sync.Map
+	// upgraded holds the ids of queues known to hold no message of the earlier layout
+	// (upgrade.go).
+	upgraded sync.Map
 	// reapFrom is where the next reaper pass starts in the expiry index (Unix ns).
 	reapFrom atomic.Int64
 	stop     chan struct{}
@@ -81,6 +84,14 @@ type position struct {
 }
 
 func (p position) less(o position) bool { return p.at < o.at || p.at == o.at && p.seq < o.seq }
+
+// next is the position just after p.
+func (p position) next() position {
+	if p.seq == ^uint64(0) {
+		return position{at: p.at + 1}
+	}
+	return position{p.at, p.seq + 1}
+}
 
 // load returns the hint (the index's start when none is known).
 func (st *qstate) load() position {
@@ -271,6 +282,9 @@ func (s *Service) resolve(ctx context.Context, account, name string) (*qentry, e
 	if err != nil || q == nil {
 		return nil, err
 	}
+	if err := s.upgradeQueue(ctx, q.id); err != nil {
+		return nil, err
+	}
 	v, _ := s.catalog.LoadOrStore(key, &qentry{id: q.id})
 	return v.(*qentry), nil
 }
@@ -334,5 +348,6 @@ func newReceipt() uint64 {
 func (s *Service) DropCaches() {
 	s.catalog.Clear()
 	s.states.Clear()
+	s.upgraded.Clear()
 	s.reapFrom.Store(0)
 }

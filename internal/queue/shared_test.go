@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -139,5 +140,41 @@ func TestSharedCatalogRecreated(t *testing.T) {
 	ca.advance(time.Millisecond) // past b's readings (each Service's clock ticks per reading)
 	if got := takeAll(t, a, "again"); len(got) != 1 || !got["new"] {
 		t.Fatalf("queue created again holds %v, want only the message put after", got)
+	}
+}
+
+// staleScans is a shared store whose scans read a snapshot taken earlier: what a front end
+// sees when another one changes the index between its scan and its transaction.
+type staleScans struct {
+	sharedStore
+	snap store.Snapshot
+}
+
+func (s staleScans) Scan(ctx context.Context, start, end []byte, fn func(k, v []byte) (bool, error)) error {
+	return s.snap.Scan(ctx, start, end, fn)
+}
+
+// A message another front end took after this one read the index is not taken again: the
+// entry is read again inside the transaction, where it is gone.
+func TestSharedGetRechecksEntries(t *testing.T) {
+	a, _, ca, _ := twoFrontEnds(t)
+	mustCreate(t, a, "recheck")
+	put, err := a.PutMessage(ctx, acct, "recheck", "once", 0, DefaultTTL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca.advance(time.Millisecond)
+	snap, err := a.st.Snapshot(ctx) // the index as the slow front end read it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	if got, err := a.GetMessages(ctx, acct, "recheck", 1, 60); err != nil || len(got) != 1 || got[0].ID != put.ID {
+		t.Fatalf("first get: %+v %v", got, err)
+	}
+	slow := New(staleScans{sharedStore{a.st.(sharedStore).Store}, snap}, Options{Now: ca.now, ReapInterval: -1})
+	defer slow.Close()
+	if got, err := slow.GetMessages(ctx, acct, "recheck", 1, 60); err != nil || len(got) != 0 {
+		t.Fatalf("a message taken by another front end was handed out again: %+v %v", got, err)
 	}
 }

@@ -57,6 +57,15 @@ func parseCommonMessage(body []byte) (string, bool) {
 		return "", false
 	}
 	raw := body[:end]
+	if bytes.IndexByte(raw, '&') < 0 {
+		// No entity: the text is raw as it stands, if every byte may appear as is.
+		for _, c := range raw {
+			if c < 0x20 && c != '\t' && c != '\n' || c >= 0x7f || c == '<' || c == '>' {
+				return "", false
+			}
+		}
+		return string(raw), true
+	}
 	out := make([]byte, 0, len(raw))
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
@@ -163,10 +172,28 @@ func appendTimeElem(b []byte, name string, t time.Time) []byte {
 	b = append(b, '<')
 	b = append(b, name...)
 	b = append(b, '>')
-	b = t.UTC().AppendFormat(b, http.TimeFormat)
+	b = appendHTTPTime(b, t)
 	b = append(b, "</"...)
 	b = append(b, name...)
 	return append(b, '>')
+}
+
+// appendHTTPTime appends t in UTC as http.TimeFormat ("Mon, 02 Jan 2006 15:04:05 GMT")
+// does, written out directly: a reply has up to three times per message, and the general
+// formatter (which interprets the layout each call) was a visible part of a put's CPU.
+func appendHTTPTime(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	yy, mm, dd := t.Date()
+	if yy < 0 || yy > 9999 {
+		return t.AppendFormat(b, http.TimeFormat)
+	}
+	h, mi, sec := t.Clock()
+	b = append(b, t.Weekday().String()[:3]...)
+	b = append(b, ',', ' ', byte('0'+dd/10), byte('0'+dd%10), ' ')
+	b = append(b, mm.String()[:3]...)
+	b = append(b, ' ', byte('0'+yy/1000), byte('0'+yy/100%10), byte('0'+yy/10%10), byte('0'+yy%10), ' ')
+	b = append(b, byte('0'+h/10), byte('0'+h%10), ':', byte('0'+mi/10), byte('0'+mi%10), ':', byte('0'+sec/10), byte('0'+sec%10))
+	return append(b, " GMT"...)
 }
 
 func appendIntElem(b []byte, name string, n int) []byte {

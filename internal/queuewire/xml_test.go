@@ -2,7 +2,10 @@ package queuewire
 
 import (
 	"bytes"
+	"math/rand/v2"
+	"net/http"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tablo/tablo/internal/azerr"
@@ -78,4 +81,24 @@ func FuzzParseMessageText(f *testing.F) {
 			t.Fatalf("round trip: %q -> %q (%v)", text, again, err)
 		}
 	})
+}
+
+// appendHTTPTime writes what time.Format(http.TimeFormat) writes.
+func TestAppendHTTPTime(t *testing.T) {
+	for _, tm := range []time.Time{
+		time.Unix(0, 0), time.Date(2026, 11, 26, 1, 2, 3, 999, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
+		time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 2, 29, 12, 0, 9, 0, time.FixedZone("x", 3600)),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+	} {
+		if got, want := string(appendHTTPTime(nil, tm)), tm.UTC().Format(http.TimeFormat); got != want {
+			t.Errorf("appendHTTPTime(%v) = %q, want %q", tm, got, want)
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 10000 {
+		tm := time.Unix(r.Int64N(253402300800), 0)
+		if got, want := string(appendHTTPTime(nil, tm)), tm.UTC().Format(http.TimeFormat); got != want {
+			t.Fatalf("appendHTTPTime(%v) = %q, want %q", tm, got, want)
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tablo/tablo/internal/azerr"
+	"github.com/tablo/tablo/internal/batch"
 	"github.com/tablo/tablo/internal/entity"
 	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/query"
@@ -15,10 +16,10 @@ import (
 )
 
 // Body limits: an entity is at most 1 MiB by Azure's formula, but its JSON can be larger
-// (escapes, annotations); a batch is at most 4 MiB.
+// (escapes, annotations); a batch is at most 4 MiB, framing included (batch.Parse's limit).
 const (
 	maxEntityBody = 4 << 20
-	maxBatchBody  = 4<<20 + 64<<10
+	maxBatchBody  = batch.DefaultMaxBodyBytes
 	// maxPageBytes ends a query page early (with a continuation) once this much JSON is
 	// buffered, bounding memory for pages of very large entities.
 	maxPageBytes = 32 << 20

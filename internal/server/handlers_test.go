@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/tablo/tablo/internal/auth"
+	"github.com/tablo/tablo/internal/keys"
 	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/query"
 	"github.com/tablo/tablo/internal/server"
+	"github.com/tablo/tablo/internal/store"
 	pebblestore "github.com/tablo/tablo/internal/store/pebble"
 	"github.com/tablo/tablo/internal/table"
 )
@@ -938,4 +940,120 @@ func TestACLBodyAtLimit(t *testing.T) {
 	pad := func(n int) string { return aclXML + strings.Repeat(" ", n-len(aclXML)) }
 	ts.ok(ts.do("PUT", "/devstoreaccount1/lim?comp=acl", pad(64<<10), nil), 204, "64 KiB ACL")
 	ts.fails(ts.do("PUT", "/devstoreaccount1/lim?comp=acl", pad(64<<10+1), nil), 413, "RequestBodyTooLarge", "ACL one byte too large")
+}
+
+// TestBatchETagsFollowTimestamps: a changeset's entities share one Timestamp unless an
+// entity's stored Timestamp is ahead of it (here: written by a clock an hour ahead, then the
+// store's clock floor lost, as when entities are restored without it); each sub-response
+// must then carry its own entity's ETag, not the one before it.
+func TestBatchETagsFollowTimestamps(t *testing.T) {
+	db, err := pebblestore.Open(pebblestore.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	serve := func(o table.Options) (*testServer, *table.Service) {
+		svc := table.New(db, o)
+		return &testServer{t: t, h: server.New(server.Options{Service: svc, Accounts: []auth.Account{auth.DevAccount()}})}, svc
+	}
+	ts, ahead := serve(table.Options{Now: func() time.Time { return time.Now().Add(time.Hour) }})
+	ts.createTable("ahead")
+	ts.ok(ts.do("POST", "/devstoreaccount1/ahead", `{"PartitionKey":"p","RowKey":"a"}`, nil), 201, "insert ahead")
+	ahead.Close()
+	if err := db.Update(t.Context(), nil, func(tx store.Txn) error { return tx.Delete(keys.Meta("clock-floor")) }); err != nil {
+		t.Fatal(err)
+	}
+	ts, svc := serve(table.Options{})
+	defer svc.Close()
+	rec := ts.ok(ts.do("POST", "/devstoreaccount1/$batch", batchBody(
+		sub("POST", base+"/ahead", "Prefer: return-no-content\r\n", `{"PartitionKey":"p","RowKey":"b"}`),
+		sub("PUT", base+"/ahead(PartitionKey='p',RowKey='a')", "If-Match: *\r\n", `{"V":1}`),
+		sub("POST", base+"/ahead", "", `{"PartitionKey":"p","RowKey":"c"}`),
+	), batchHeader), 202, "batch")
+	var got []string
+	for _, line := range strings.Split(rec.Body.String(), "\r\n") {
+		if v, ok := strings.CutPrefix(line, "ETag: "); ok {
+			got = append(got, v)
+		}
+	}
+	var want []string
+	for _, rk := range []string{"b", "a", "c"} {
+		want = append(want, ts.ok(ts.do("GET", "/devstoreaccount1/ahead(PartitionKey='p',RowKey='"+rk+"')", "", nil), 200, "get "+rk).Header().Get("ETag"))
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) || want[0] == want[1] {
+		t.Errorf("sub-response ETags %v, want the stored ones %v (a's ahead of the others)", got, want)
+	}
+}
+
+// TestBatchBodyAtLimit: a $batch body of 4 MiB (Azure's limit) is read, one byte more is
+// RequestBodyTooLarge.
+func TestBatchBodyAtLimit(t *testing.T) {
+	ts := newTestServer(t)
+	ts.createTable("big")
+	one := batchBody(sub("POST", base+"/big", "Prefer: return-no-content\r\n", `{"PartitionKey":"p","RowKey":"r"}`))
+	pad := func(n int) string { return strings.Repeat("x", n-len(one)-2) + "\r\n" + one } // a MIME preamble
+	const limit = 4 << 20
+	rec := ts.ok(ts.do("POST", "/devstoreaccount1/$batch", pad(limit), batchHeader), 202, "batch at the limit")
+	if s := subStatuses(rec.Body.String()); s != "204 No Content" {
+		t.Errorf("batch at the limit: %s", rec.Body)
+	}
+	ts.fails(ts.do("POST", "/devstoreaccount1/$batch", pad(limit+1), batchHeader), 413, "RequestBodyTooLarge", "batch one byte too large")
+}
+
+// TestQuerySpanOverSplitTable: over a table the layer has split into range partitions, a
+// query admits the ranges of its partition-key span — up to its upper bound when it has one,
+// to the end when open — from its continuation on, as the plan's "ranges=" shows.
+func TestQuerySpanOverSplitTable(t *testing.T) {
+	db, err := pebblestore.Open(pebblestore.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := table.New(db, table.Options{})
+	defer db.Close()
+	defer svc.Close()
+	parts := partition.New(partition.Options{Emulate: true, PartitionTarget: 1000, ServerCapacity: 400, Servers: 8, Heat: 2 * time.Second, Move: time.Second})
+	ts := &testServer{t: t, parts: parts, h: server.New(server.Options{Service: svc, Accounts: []auth.Account{auth.DevAccount()}, Partitions: parts})}
+	// Heat the table an hour ago, before any request (the layer's clock is the requests'
+	// and only moves forward), so that it is split and every range is back online now.
+	start := time.Now().Add(-time.Hour)
+	i := 0
+	for tick := range 30 {
+		now := start.Add(time.Duration(tick) * time.Second)
+		for range 1000 {
+			op := partition.Op{Service: partition.Table, Account: "devstoreaccount1", Container: "spl", Key: fmt.Sprintf("bucket%02d", i*7%16), Kind: partition.KindInsert, Entities: 1}
+			i++
+			tk := parts.Admit(&op, now)
+			parts.Finish(&tk, partition.Result{Status: 204, Now: now})
+		}
+	}
+	ts.createTable("spl")
+	rs := ts.tableView("spl").Ranges
+	// touched counts the ranges holding lo up to the one holding hi.
+	touched := func(lo, hi string) int {
+		n := 0
+		for j, r := range rs {
+			if r.Low <= hi && (j == len(rs)-1 || rs[j+1].Low > lo) {
+				n++
+			}
+		}
+		return n
+	}
+	bounded := touched("bucket00", "bucket05")
+	last := rs[len(rs)-1].Low
+	if len(rs) < 3 || bounded >= len(rs) || touched(last, "~") != 1 {
+		t.Fatalf("ranges %+v: want at least 3, bucket00..bucket05 not in all of them", rs)
+	}
+	for _, tc := range []struct {
+		query string
+		want  int
+	}{
+		{"$filter=" + url.QueryEscape("PartitionKey ge 'bucket00' and PartitionKey lt 'bucket05'"), bounded},
+		{"$filter=" + url.QueryEscape("PartitionKey ge 'bucket00'"), len(rs)},
+		{"$filter=" + url.QueryEscape("PartitionKey ge 'bucket00'") + "&NextPartitionKey=" + url.QueryEscape(query.EncodeToken(last)), 1},
+	} {
+		rec := ts.ok(ts.do("GET", "/devstoreaccount1/spl()?"+tc.query, "", nil), 200, tc.query)
+		if plan := rec.Header().Get("x-tablo-query-plan"); !strings.Contains(plan, fmt.Sprintf("; ranges=%d ", tc.want)) {
+			t.Errorf("%s: plan %q, want %d ranges of %+v", tc.query, plan, tc.want, rs)
+		}
+	}
 }

@@ -123,14 +123,12 @@ func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
+// unhex is the value of the hex digit c (checked by isHex): '|0x20' lowers 'A'-'F'.
 func unhex(c byte) byte {
-	switch {
-	case c <= '9':
+	if c <= '9' {
 		return c - '0'
-	case c >= 'a':
-		return c - 'a' + 10
 	}
-	return c - 'A' + 10
+	return (c | 0x20) - 'a' + 10
 }
 
 // maxQueryName is the longest name lookupQueryName knows ("NextPartitionKey"); an escape

@@ -96,6 +96,11 @@ var queryCases = []string{
 	"NextPartitionKeyX=1",
 	"%4e%65%78%74%50%61%72%74%69%74%69%6f%6e%4b%65%79=long",
 	"NextPartitionKe%79=z",
+	"%4EextRowKey=n&$f%6Frmat=o&$sel%65ct=e&NextT%61bleName=a",
+	"a=%41%zz",
+	"a=%41%2",
+	"$filter=%6a%6A%4f%4F%30%39%af%AF%0a",
+	"x=%/0", "x=%:0", "x=%`0", "x=%@0", "x=%G0", "x=%0g", "x=%0G", "x=%0/", "x=%0:",
 	"restype=table;comp=x",
 }
 

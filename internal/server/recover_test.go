@@ -153,3 +153,38 @@ func TestPanicRecovered(t *testing.T) {
 		t.Fatalf("logs: panic logged %v, request line 500 %v, request line 404 %v\n%+v", panicked, line500, line404, logs.records)
 	}
 }
+
+// TestRequestLineNamesOperation: the request log line names the operation as Azure's
+// logs do, an If-Match telling an update or merge from an upsert.
+func TestRequestLineNamesOperation(t *testing.T) {
+	db, err := pebblestore.Open(pebblestore.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := table.New(db, table.Options{})
+	t.Cleanup(func() {
+		svc.Close()
+		db.Close()
+	})
+	logs := &logRecorder{}
+	ts := &testServer{t: t, h: server.New(server.Options{Service: svc, Accounts: []auth.Account{auth.DevAccount()}, Logger: slog.New(logs)})}
+	ts.createTable("ops")
+	path := "/devstoreaccount1/ops(PartitionKey='p',RowKey='r')"
+	ifMatch := map[string]string{"If-Match": "*"}
+	for _, tc := range []struct {
+		method string
+		hdr    map[string]string
+		op     string
+	}{
+		{"PUT", nil, "InsertOrReplace"},
+		{"PUT", ifMatch, "UpdateEntity"},
+		{"MERGE", nil, "InsertOrMerge"},
+		{"MERGE", ifMatch, "MergeEntity"},
+	} {
+		rec := ts.ok(ts.do(tc.method, path, `{}`, tc.hdr), 204, tc.op)
+		lines := logs.withAttr("request_id", rec.Header().Get("x-ms-request-id"))
+		if len(lines) != 1 || lines[0].attrs["operation"] != tc.op {
+			t.Errorf("%s with If-Match %v: request lines %+v, want operation %s", tc.method, tc.hdr != nil, lines, tc.op)
+		}
+	}
+}

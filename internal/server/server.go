@@ -39,17 +39,13 @@ type Options struct {
 	// time.Now). The Date header is fasthttp's (its clock, formatted once a second).
 	Now func() time.Time
 	// RequestDateWindow is how far a Shared Key request's date may lie from Now (default
-	// DefaultRequestDateWindow, Azure's).
+	// edge.DefaultRequestDateWindow, Azure's).
 	RequestDateWindow time.Duration
 	// Metrics, when set, records every request (service "table").
 	Metrics *metrics.Metrics
 	// OAuth accepts Microsoft Entra ID bearer tokens (package edge).
 	OAuth bool
 }
-
-// DefaultRequestDateWindow is Azure's limit on a Shared Key request's date: older (or
-// later) requests are refused, so a captured request cannot be replayed for long.
-const DefaultRequestDateWindow = 15 * time.Minute
 
 // Server is the Table service's request handler (Handle, for a fasthttp.Server).
 type Server struct {

@@ -141,6 +141,53 @@ type GuardedInserter interface {
 	InsertIf(ctx context.Context, locks []Lock, key, value, guardKey, guardValue []byte) (inserted bool, err error)
 }
 
+// GuardedWriter generalizes GuardedInserter to every single-key write, for engines where an
+// Update costs round trips to a database: WriteIf applies w in one atomic, durable step (one
+// round trip, no transaction around it), only if w.Key holds exactly w.Old (is absent, when
+// !w.Exists) and w.GuardKey holds exactly w.GuardValue. It reports whether it wrote; when it
+// did not, nothing was written, and the caller reads again and decides anew. A caller that
+// read Old (with the guard) and computed the new value from it thereby gets a serializable
+// read-modify-write: the write lands only if nothing changed in between. locks are taken as
+// Update takes them.
+type GuardedWriter interface {
+	WriteIf(ctx context.Context, locks []Lock, w CondWrite) (written bool, err error)
+}
+
+// CondWrite is one conditional write of a GuardedWriter.
+type CondWrite struct {
+	Key []byte
+	// Exists: Key must hold exactly Old; otherwise Key must be absent.
+	Exists bool
+	Old    []byte
+	// Value is the new value, unless Delete. Deleting an absent key is not a write.
+	Value  []byte
+	Delete bool
+	// GuardKey must hold exactly GuardValue.
+	GuardKey, GuardValue []byte
+}
+
+// ScanLimit is Scan for callers that stop after at most limit keys: fn is called for at most
+// limit of them (with more==true or not). Engines that read over a network then read no more
+// rows than that, and one that reads them in one statement needs no transaction around it
+// (method ScanLimit with this signature); for the others it is Scan, stopped after limit
+// keys.
+func ScanLimit(ctx context.Context, s Store, start, end []byte, limit int, fn func(key, value []byte) (more bool, err error)) error {
+	if limit <= 0 {
+		return nil
+	}
+	if sl, ok := s.(interface {
+		ScanLimit(context.Context, []byte, []byte, int, func([]byte, []byte) (bool, error)) error
+	}); ok {
+		return sl.ScanLimit(ctx, start, end, limit, fn)
+	}
+	n := 0
+	return s.Scan(ctx, start, end, func(k, v []byte) (bool, error) {
+		n++
+		more, err := fn(k, v)
+		return more && n < limit, err
+	})
+}
+
 // ScanKeys is Scan without the values, for callers that need only keys (purging a deleted
 // table): engines where values travel over a network skip them (method ScanKeys with this
 // signature); for the others it is Scan.

@@ -233,3 +233,44 @@ func TestClockFloorNeverLowered(t *testing.T) {
 		t.Fatalf("stored floor %d below Timestamp %d of the service ahead", f, ts)
 	}
 }
+
+// TestClockFloorReserve: under steady writes the stored clock floor is raised about once per
+// floorReserve/2 of clock time and is never more than floorReserve ahead of the clock, so
+// that after a restart Timestamps run at most that far ahead of it.
+func TestClockFloorReserve(t *testing.T) {
+	svc, db, clk := clockedService(t)
+	floor := func() int64 {
+		v, err := db.Get(context.Background(), keys.Meta(clockFloorKey))
+		if err != nil || len(v) != 8 {
+			t.Fatalf("stored floor %x: %v", v, err)
+		}
+		return int64(binary.BigEndian.Uint64(v))
+	}
+	const step = 100 * time.Millisecond
+	steps := int(10 * time.Duration(floorReserve) * 100 / step) // ten reserves' worth of clock
+	raises, prev := 0, int64(0)
+	now := clockT0
+	for i := range steps {
+		now = clockT0.Add(time.Duration(i) * step)
+		clk.Set(now)
+		mustWrite(t, svc, InsertOrReplace, "r", IfMatch{})
+		f := floor()
+		if f != prev {
+			raises, prev = raises+1, f
+		}
+		if ahead := f - entity.Ticks(now); ahead > floorReserve {
+			t.Fatalf("the stored floor is %d ticks ahead of the clock; at most %d", ahead, floorReserve)
+		}
+	}
+	// One raise per floorReserve/2 of clock: about 20 here; raising on every write is 200.
+	if raises > 25 {
+		t.Fatalf("the floor was raised %d times in %d writes over %v", raises, steps, now.Sub(clockT0))
+	}
+	svc.Close()
+	svc = New(db, Options{Now: clk.Now})
+	defer svc.Close()
+	ts := mustWrite(t, svc, InsertOrReplace, "r", IfMatch{})
+	if ahead := ts - entity.Ticks(now); ahead > floorReserve {
+		t.Fatalf("after a restart, a Timestamp %d ticks ahead of the clock; at most %d", ahead, floorReserve)
+	}
+}

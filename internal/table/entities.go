@@ -107,6 +107,11 @@ func (s *Service) Write(ctx context.Context, account, tableName string, op Op) (
 			return r, err
 		}
 	}
+	if op.Kind != Insert && s.writer != nil && s.cols == nil {
+		if r, done, err := s.writeFast(ctx, account, tableName, op); done || err != nil {
+			return r, err
+		}
+	}
 	res, err := s.Batch(ctx, account, tableName, []Op{op})
 	if err != nil {
 		var be *BatchError
@@ -129,25 +134,22 @@ func (s *Service) Batch(ctx context.Context, account, tableName string, ops []Op
 	if err := CheckBatchShape(ops); err != nil {
 		return nil, err
 	}
-	var results []Result
-	for attempt := 0; ; attempt++ {
+	// A stale table id guess (another process re-created the table) is looked up afresh
+	// and the write tried again, a few times at most.
+	for range 4 {
 		t, err := s.writeTarget(ctx, account, tableName)
 		if err != nil {
 			return nil, err
 		}
-		results, err = s.batch(ctx, account, tableName, t, ops)
-		if errors.Is(err, errStaleHint) && attempt < 3 {
-			s.setHint(account, tableName, Table{}, false)
-			continue
-		}
+		results, err := s.batch(ctx, account, tableName, t, ops)
 		if errors.Is(err, errStaleHint) || azerr.Is(err, azerr.TableNotFound) {
 			s.setHint(account, tableName, Table{}, false)
 		}
-		if errors.Is(err, errStaleHint) {
-			return nil, azerr.New(azerr.TableNotFound)
+		if !errors.Is(err, errStaleHint) {
+			return results, err
 		}
-		return results, err
 	}
+	return nil, azerr.New(azerr.TableNotFound)
 }
 
 // insertFast is Write of one Insert on an engine with a one-round-trip guarded insert
@@ -162,14 +164,9 @@ func (s *Service) insertFast(ctx context.Context, account, tableName string, op 
 		return Result{}, false, nil
 	}
 	pk := op.Entity.PartitionKey
-	var ticks int64
-	for attempt := 0; ; attempt++ {
-		if err := s.reserveTicks(ctx, floorReserve<<min(attempt, 10)); err != nil {
-			return Result{}, false, err
-		}
-		if ticks, ok = s.nextTicks(); ok {
-			break
-		}
+	ticks, err := s.fastTicks(ctx)
+	if err != nil {
+		return Result{}, false, err
 	}
 	res, value, err := planOp(&op, nil, false, ticks)
 	if err != nil {
@@ -179,12 +176,116 @@ func (s *Service) insertFast(ctx context.Context, account, tableName string, op 
 	// statement reads only the catalog record), so they need not queue, and their commits
 	// share WAL flushes; two inserts of one entity are ordered by its primary key.
 	locks := []store.Lock{{Name: tableLock(t.ID), Shared: true}}
-	done, err := s.inserter.InsertIf(ctx, locks, keys.Entity(t.ID, pk, op.Entity.RowKey), value,
-		keys.Table(account, strings.ToLower(tableName)), encodeTable(t))
+	ek := keys.Entity(t.ID, pk, op.Entity.RowKey)
+	done, err := s.inserter.InsertIf(ctx, locks, ek, value, keys.Table(account, strings.ToLower(tableName)), encodeTable(t))
 	if err != nil {
 		return Result{}, false, fmt.Errorf("table: write %s: %w", tableName, err)
 	}
+	if done {
+		s.recent.put(ek, value)
+	}
 	return res, done, nil
+}
+
+// fastTicks is nextTicks for a write outside Update: it reserves further ahead until the
+// value is below the stored floor.
+func (s *Service) fastTicks(ctx context.Context) (int64, error) {
+	for attempt := 0; ; attempt++ {
+		if err := s.reserveTicks(ctx, floorReserve<<min(attempt, 10)); err != nil {
+			return 0, err
+		}
+		if ticks, ok := s.nextTicks(); ok {
+			return ticks, nil
+		}
+	}
+}
+
+// fastAttempts bounds how often writeFast re-reads an entity that changed under it before
+// leaving the write to the general path, whose partition lock queues this process's writers.
+const fastAttempts = 8
+
+// writeFast is Write of one Replace, Merge, Insert-or-Replace, Insert-or-Merge or Delete on an
+// engine with a one-round-trip conditional write (store.GuardedWriter), without a
+// transaction: it plans the write (planOp: If-Match, the merge, a Timestamp past the stored
+// one) against a value the entity is believed to hold, and the engine writes it only if the
+// entity holds exactly that value and the table's catalog record still names the guessed
+// table. The belief is the value this process last wrote or read (recentValues: the write is
+// then one round trip), else, or when that guess failed, the entity read together with the
+// catalog record in one statement, as a point get does (two round trips). An answer other than
+// success (404, 412, a merge too large) comes only from such a read: it is the answer as of
+// that read, which a single statement sees whole.
+//
+// It reports done only when the write landed or a read refused it; when the table is not the
+// guessed one (gone, re-created, no guess yet) or the entity keeps changing, nothing is
+// written and Write takes the general path.
+func (s *Service) writeFast(ctx context.Context, account, tableName string, op Op) (Result, bool, error) {
+	t, ok := s.tableHint(account, tableName)
+	if !ok {
+		return Result{}, false, nil
+	}
+	ek := keys.Entity(t.ID, op.Entity.PartitionKey, op.Entity.RowKey)
+	ck := keys.Table(account, strings.ToLower(tableName))
+	// No partition lock, as for insertFast: writers of distinct entities do not conflict,
+	// and writers of one entity are ordered by the conditional write.
+	locks := []store.Lock{{Name: tableLock(t.ID), Shared: true}}
+	write := func(old []byte, exists bool, record []byte, guess bool) (Result, bool, error) {
+		ticks, err := s.fastTicks(ctx)
+		if err != nil {
+			return Result{}, false, err
+		}
+		res, value, err := planOp(&op, old, exists, ticks)
+		if err != nil {
+			if guess {
+				return Result{}, false, nil // not an answer: read and plan again
+			}
+			return Result{}, true, err
+		}
+		done, err := s.writer.WriteIf(ctx, locks, store.CondWrite{Key: ek, Exists: exists, Old: old,
+			Value: value, Delete: value == nil, GuardKey: ck, GuardValue: record})
+		if err != nil {
+			s.recent.drop(ek)
+			return Result{}, false, fmt.Errorf("table: write %s: %w", tableName, err)
+		}
+		if done {
+			if value == nil {
+				s.recent.drop(ek)
+			} else {
+				s.recent.put(ek, value)
+			}
+		}
+		return res, done, nil
+	}
+	if old, ok := s.recent.get(ek); ok {
+		if res, done, err := write(old, true, encodeTable(t), true); done || err != nil {
+			return res, done, err
+		}
+		s.recent.drop(ek)
+	}
+	for range fastAttempts {
+		var old, record []byte
+		var exists, live bool
+		err := store.GetMany(ctx, s.st, [][]byte{ek, ck}, func(i int, v []byte, found bool) error {
+			if i == 0 {
+				old, exists = bytes.Clone(v), found
+			} else {
+				record, live = bytes.Clone(v), found
+			}
+			return nil
+		})
+		if err != nil {
+			return Result{}, false, fmt.Errorf("table: write %s: %w", tableName, err)
+		}
+		if !live {
+			return Result{}, false, nil
+		}
+		if cur, err := decodeTable(record); err != nil || cur.ID != t.ID {
+			return Result{}, false, nil
+		}
+		if res, done, err := write(old, exists, record, false); done || err != nil {
+			return res, done, err
+		}
+	}
+	return Result{}, false, nil
 }
 
 // errStaleHint: on a shared store, the table id a write guessed from tableHint is no longer
@@ -207,6 +308,7 @@ func (s *Service) batch(ctx context.Context, account, tableName string, t Table,
 	pk := ops[0].Entity.PartitionKey
 	locks := []store.Lock{{Name: tableLock(t.ID), Shared: true}, {Name: partitionLock(t.ID, pk)}}
 	results := make([]Result, len(ops))
+	var written, values [][]byte // of the last run of update
 	update := func(tx store.Txn) error {
 		// The table may have been deleted between the lookup and taking its lock. On a
 		// shared store the catalog record is read with the entities, in one lookup (one
@@ -221,11 +323,10 @@ func (s *Service) batch(ctx context.Context, account, tableName string, t Table,
 		if !ok {
 			return errPastFloor
 		}
-		written := make([][]byte, len(ops))
+		written = make([][]byte, len(ops))
 		for i := range ops {
 			written[i] = keys.Entity(t.ID, pk, ops[i].Entity.RowKey)
 		}
-		var values [][]byte
 		var err error
 		if withCatalog != nil {
 			values, err = planOps(withCatalog, ops, written, ticks, results)
@@ -267,6 +368,13 @@ func (s *Service) batch(ctx context.Context, account, tableName string, t Table,
 	}
 	if err != nil {
 		return nil, fmt.Errorf("table: write %s: %w", tableName, err)
+	}
+	for i, k := range written {
+		if values[i] == nil {
+			s.recent.drop(k)
+		} else {
+			s.recent.put(k, values[i])
+		}
 	}
 	return results, nil
 }
@@ -520,9 +628,9 @@ func (s *Service) GetEntityRaw(ctx context.Context, account, tableName, pk, rk s
 // process deleted the table sees the record gone.
 func (s *Service) getEntityShared(ctx context.Context, account, tableName, pk, rk string) (entity.Raw, error) {
 	ck := keys.Table(account, strings.ToLower(tableName))
-	for attempt := 0; ; attempt++ {
-		t, ok := s.tableHint(account, tableName)
-		if !ok || attempt > 0 {
+	t, known := s.tableHint(account, tableName)
+	for range 4 {
+		if !known {
 			var err error
 			if t, err = s.lookupTable(ctx, account, tableName); err != nil {
 				s.setHint(account, tableName, Table{}, false)
@@ -533,7 +641,9 @@ func (s *Service) getEntityShared(ctx context.Context, account, tableName, pk, r
 		var live bool
 		var raw entity.Raw
 		var found bool
-		err := store.GetMany(ctx, s.st, [][]byte{keys.Entity(t.ID, pk, rk), ck}, func(i int, v []byte, ok bool) error {
+		var stored []byte // raw's buffer, read-only: recentValues keeps it too
+		ek := keys.Entity(t.ID, pk, rk)
+		err := store.GetMany(ctx, s.st, [][]byte{ek, ck}, func(i int, v []byte, ok bool) error {
 			if !ok {
 				return nil
 			}
@@ -544,7 +654,8 @@ func (s *Service) getEntityShared(ctx context.Context, account, tableName, pk, r
 				return err
 			}
 			var err error
-			raw, err = entity.NewRaw(bytes.Clone(v), pk, rk)
+			stored = bytes.Clone(v)
+			raw, err = entity.NewRaw(stored, pk, rk)
 			found = true
 			return err
 		})
@@ -555,13 +666,15 @@ func (s *Service) getEntityShared(ctx context.Context, account, tableName, pk, r
 		case !live:
 			s.setHint(account, tableName, Table{}, false)
 			return entity.Raw{}, azerr.New(azerr.TableNotFound)
-		case cur.ID != t.ID && attempt < 3:
-			continue // re-created since the guess: look again
 		case cur.ID != t.ID:
-			return entity.Raw{}, azerr.New(azerr.TableNotFound)
+			known = false // re-created since the guess: look again
+			continue
 		case !found:
+			s.recent.drop(ek)
 			return entity.Raw{}, azerr.New(azerr.ResourceNotFound)
 		}
+		s.recent.put(ek, stored)
 		return raw, nil
 	}
+	return entity.Raw{}, azerr.New(azerr.TableNotFound)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/tablo/tablo/internal/entity"
 	"github.com/tablo/tablo/internal/keys"
 	"github.com/tablo/tablo/internal/query"
+	"github.com/tablo/tablo/internal/store"
 )
 
 // MaxPageSize is Azure's limit on entities (and tables) per query response.
@@ -120,7 +121,17 @@ func (s *Service) QueryEntities(ctx context.Context, account, tableName string, 
 	lookahead := 0       // entities scanned after the page filled up
 	row := &scanRow{}    // reused for every entity: filtering allocates nothing per entity
 	for _, sp := range spans {
-		err := s.st.Scan(ctx, sp.Start, sp.End, func(k, v []byte) (bool, error) {
+		scan := s.st.Scan
+		if residual == nil {
+			// Every entity scanned is returned, or ends the page: the page reads at most
+			// limit+1 of them (the one past the page says where the next begins), so the
+			// engine need read no more (store.ScanLimit).
+			left := limit + 1 - info.Scanned
+			scan = func(ctx context.Context, start, end []byte, fn func(k, v []byte) (bool, error)) error {
+				return store.ScanLimit(ctx, s.st, start, end, left, fn)
+			}
+		}
+		err := scan(ctx, sp.Start, sp.End, func(k, v []byte) (bool, error) {
 			if afterLast != nil {
 				// visit ended the page: the next existing key is where to resume.
 				return false, stopAt(k)

@@ -68,7 +68,9 @@ func (s *Service) queryColumns(ctx context.Context, tableID uint64, spans []quer
 	info.Plan += " +columns"
 	p := columnPage{view: view, limit: limit, elementJSON: elementJSON, visit: visit, info: info}
 	m := view.Matcher(residual)
-	steps := 0 // loop steps: each is a chunk without a match, or one match
+	// Loop steps since the clock and the context were last read: each step is a chunk without
+	// a match, or one match.
+	sinceCheck := 0
 	for _, sp := range spans {
 		lo, hi, dirty := view.Span(sp.Start, sp.End)
 		i := lo
@@ -83,8 +85,11 @@ func (s *Service) queryColumns(ctx context.Context, tableID uint64, spans []quer
 					return true, p.stop(view.Key(i))
 				}
 				// The clock and the context every 64 steps (at most 64 matches or 256 K rows
-				// apart): read per match, they were 5% of a cached scan.
-				if steps++; steps&63 == 1 {
+				// apart): read per match, they were 5% of a cached scan. The first read comes
+				// after 63 steps of work, so that every page makes progress however small its
+				// time budget (a store scan likewise reads them after 63 entities).
+				if sinceCheck++; sinceCheck == 64 {
+					sinceCheck = 0
 					if err := ctx.Err(); err != nil {
 						return true, err
 					}
@@ -96,7 +101,9 @@ func (s *Service) queryColumns(ctx context.Context, tableID uint64, spans []quer
 				full := info.Returned == limit
 				if full {
 					if p.lookahead == maxLookahead {
-						return true, p.stop(view.Key(i)) // as the store scan: resume here
+						// As the store scan: it counts this entity as scanned, and resumes here.
+						info.Scanned++
+						return true, p.stop(view.Key(i))
 					}
 					n = min(n, maxLookahead-p.lookahead)
 				}

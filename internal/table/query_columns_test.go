@@ -301,3 +301,126 @@ func testQueryColumnsConcurrent(t *testing.T, matched bool) {
 	}
 	t.Logf("%d pages served from the cache", cached)
 }
+
+// columnFixture is a table of n entities (N = 0..n-1, spread over 7 partitions) on a
+// service with the column cache, whose columns for N are built.
+func columnFixture(t *testing.T, o Options, name string, n int) (*fixture, Table) {
+	t.Helper()
+	f := &fixture{t: t, db: openMem(t), table: name, model: map[[2]string]*entity.Entity{}}
+	f.svc = New(f.db, o)
+	t.Cleanup(f.svc.Close)
+	ctx := context.Background()
+	if _, err := f.svc.CreateTable(ctx, testAccount, name); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		f.put(fmt.Sprintf("p%d", i%7), fmt.Sprintf("r%04d", i), entity.Property{Name: "N", Value: entity.Int32Value(int32(i))})
+	}
+	tbl, err := f.svc.GetTable(ctx, testAccount, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.cols.Build(tbl.ID, []string{"N"}); err != nil {
+		t.Fatal(err)
+	}
+	return f, tbl
+}
+
+// TestQueryColumnsTinyBudget: a page served from the column cache whose time budget is
+// spent at once still makes progress, as a store scan does: paging through returns every
+// match, in several pages, each served from the cache.
+func TestQueryColumnsTinyBudget(t *testing.T) {
+	o := columnOptions()
+	o.QueryBudget = time.Nanosecond
+	f, _ := columnFixture(t, o, "cbudget", 500)
+	for _, text := range []string{"N ge 0", "N lt 100 or N ge 400"} {
+		q := Query{Filter: mustParse(t, text)}
+		want := f.expect(func(e *entity.Entity) bool { return q.Filter.Eval(e) }, nil, nil)
+		var all []*entity.Entity
+		pages := 0
+		for {
+			if pages++; pages > len(want)+1 {
+				t.Fatalf("%q: no progress after %d pages", text, pages)
+			}
+			got, info := f.page(f.svc, q, 0)
+			if !strings.Contains(info.Plan, "+columns") {
+				t.Fatalf("%q: page not served from the cache (plan %s)", text, info.Plan)
+			}
+			all = append(all, got...)
+			if info.Next == nil {
+				break
+			}
+			q.HasNext, q.NextPartitionKey, q.NextRowKey = true, info.Next.PartitionKey, info.Next.RowKey
+		}
+		if !sameEntities(all, want) {
+			t.Errorf("%q: got %d entities, want %d", text, len(all), len(want))
+		}
+		if pages < 2 {
+			t.Errorf("%q: %d pages; the budget never ran out", text, pages)
+		}
+	}
+}
+
+// TestQueryColumnsLookaheadBound: a full page served from the column cache looks as far for
+// the next match as a store scan does (maxLookahead entities), also when a key written
+// since the build lies within that distance, and ends with the same continuation and the
+// same Scanned count.
+func TestQueryColumnsLookaheadBound(t *testing.T) {
+	for i, c := range []struct {
+		n       int    // non-matching entities after the match, in the build
+		written string // the row key of a non-matching entity written after the build
+	}{
+		{maxLookahead - 1, "b00500x"}, {maxLookahead, "b00500x"}, // half way
+		{maxLookahead - 1, "c"}, {maxLookahead, "c"}, // the last entity scanned or the one past it
+		{maxLookahead, ""}, {maxLookahead + 1, ""},
+	} {
+		n := c.n
+		name := fmt.Sprintf("clook%d", i)
+		f := &fixture{t: t, db: openMem(t), table: name, model: map[[2]string]*entity.Entity{}}
+		f.svc = New(f.db, columnOptions())
+		t.Cleanup(f.svc.Close)
+		ctx := context.Background()
+		if _, err := f.svc.CreateTable(ctx, testAccount, name); err != nil {
+			t.Fatal(err)
+		}
+		ops := []Op{{Kind: Insert, Entity: &entity.Entity{PartitionKey: "p", RowKey: "a", Props: []entity.Property{{Name: "M", Value: entity.BoolValue(true)}}}}}
+		for i := range n {
+			ops = append(ops, Op{Kind: Insert, Entity: &entity.Entity{PartitionKey: "p", RowKey: fmt.Sprintf("b%05d", i), Props: []entity.Property{{Name: "M", Value: entity.BoolValue(false)}}}})
+		}
+		for len(ops) > 0 {
+			k := min(len(ops), MaxBatchOps)
+			if _, err := f.svc.Batch(ctx, testAccount, name, ops[:k]); err != nil {
+				t.Fatal(err)
+			}
+			ops = ops[k:]
+		}
+		tbl, err := f.svc.GetTable(ctx, testAccount, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.svc.cols.Build(tbl.ID, []string{"M"}); err != nil {
+			t.Fatal(err)
+		}
+		// Written after the build: the page reads it from the store snapshot, between two
+		// runs of cached rows or after them.
+		if c.written != "" {
+			f.put("p", c.written, entity.Property{Name: "M", Value: entity.BoolValue(false)})
+			n++
+		}
+		plain := New(f.db, testOptions(0))
+		q := Query{Filter: mustParse(t, "M"), Top: 1}
+		got, info := f.page(f.svc, q, 0)
+		ref, refInfo := f.page(plain, q, 0)
+		plain.Close()
+		if !strings.Contains(info.Plan, "+columns") {
+			t.Fatalf("page not served from the cache (plan %s)", info.Plan)
+		}
+		if len(got) != 1 || (info.Next != nil) != (n > maxLookahead) {
+			t.Errorf("%d non-matching entities after a full page: %d returned, continuation %v", n, len(got), info.Next)
+		}
+		if !sameEntities(got, ref) || info.Scanned != refInfo.Scanned || fmt.Sprint(info.Next) != fmt.Sprint(refInfo.Next) {
+			t.Errorf("%d non-matching: cached page %q scanned %d next %v; store page %q scanned %d next %v",
+				n, keysOf(got), info.Scanned, info.Next, keysOf(ref), refInfo.Scanned, refInfo.Next)
+		}
+	}
+}

@@ -41,7 +41,14 @@ type Options struct {
 	// a table examine before its columns are built (default 20,000).
 	ColumnCacheBytes      int64
 	ColumnCacheBuildAfter int64
+	// RecentValueBytes bounds the memory of the entity values remembered as guesses for
+	// conditional writes on a shared engine (recentValues; default DefaultRecentValueBytes,
+	// negative: none).
+	RecentValueBytes int
 }
+
+// DefaultRecentValueBytes is the default of Options.RecentValueBytes.
+const DefaultRecentValueBytes = 16 << 20
 
 // Service implements the Table service over a store.
 type Service struct {
@@ -79,6 +86,12 @@ type Service struct {
 	// inserter, on a shared engine that offers it, writes a single Insert in one round trip
 	// (insertFast).
 	inserter store.GuardedInserter
+	// writer, on a shared engine that offers it, writes other single-entity operations as
+	// one read and one conditional write (writeFast).
+	writer store.GuardedWriter
+	// recent remembers entity values as guesses for writeFast's conditional writes (nil
+	// without writer).
+	recent *recentValues
 	// drops purges the entities of deleted tables in the background (drop.go).
 	drops *dropper
 	// colOpts rebuilds cols when DropCaches empties it.
@@ -103,6 +116,15 @@ func New(st store.Store, o Options) *Service {
 	s.shared = traits.Shared
 	if gi, ok := st.(store.GuardedInserter); ok && s.shared {
 		s.inserter = gi
+	}
+	if gw, ok := st.(store.GuardedWriter); ok && s.shared {
+		s.writer = gw
+		if o.RecentValueBytes == 0 {
+			o.RecentValueBytes = DefaultRecentValueBytes
+		}
+		if o.RecentValueBytes > 0 {
+			s.recent = newRecentValues(o.RecentValueBytes)
+		}
 	}
 	s.drops = startDropper(s, traits.RangeDeleteChunk)
 	if s.shared && o.ColumnCacheBytes > 0 {

@@ -83,11 +83,13 @@ func (s *Service) CreateTable(ctx context.Context, account, name string) (Table,
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		id := uint64(1)
-		if v, err := tx.Get(nextIDKey); err == nil && len(v) == 8 {
-			id = binary.BigEndian.Uint64(v)
-		} else if err != nil && !errors.Is(err, store.ErrNotFound) {
+		v, err := tx.Get(nextIDKey)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
+		}
+		id := uint64(1)
+		if len(v) == 8 {
+			id = binary.BigEndian.Uint64(v)
 		}
 		if err := tx.Set(nextIDKey, binary.BigEndian.AppendUint64(nil, id+1)); err != nil {
 			return err

@@ -3,6 +3,7 @@ package table
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -101,5 +102,39 @@ func TestTimestampsStrictlyIncrease(t *testing.T) {
 			t.Fatalf("write %d: Timestamp %d not after %d", i, r.Entity.Timestamp, last)
 		}
 		last = r.Entity.Timestamp
+	}
+}
+
+// TestValidateTableName checks Azure's table-name rules at their edges: 3 to 63 characters,
+// ASCII letters and digits, a letter first; "tables" is reserved.
+func TestValidateTableName(t *testing.T) {
+	long := func(n int) string { return "a" + strings.Repeat("0", n-1) }
+	tests := []struct {
+		name string
+		code azerr.Code // "" = valid
+	}{
+		{"abc", ""}, {long(63), ""}, {"az09AZ", ""}, {"Tables1", ""}, {"z9", azerr.OutOfRangeInput},
+		{"ab", azerr.OutOfRangeInput}, {long(64), azerr.OutOfRangeInput}, {"", azerr.InvalidResourceName},
+		{"a-", azerr.InvalidResourceName}, {long(64) + "-", azerr.InvalidResourceName},
+		{"tables", azerr.InvalidInput}, {"TaBlEs", azerr.InvalidInput},
+		{"1abc", azerr.InvalidResourceName}, {"0abc", azerr.InvalidResourceName}, {"9abc", azerr.InvalidResourceName},
+		// The neighbours of each range, in each position.
+		{"/abc", azerr.InvalidResourceName}, {":abc", azerr.InvalidResourceName}, {"@abc", azerr.InvalidResourceName},
+		{"[abc", azerr.InvalidResourceName}, {"`abc", azerr.InvalidResourceName}, {"{abc", azerr.InvalidResourceName},
+		{"ab/", azerr.InvalidResourceName}, {"ab:", azerr.InvalidResourceName}, {"ab@", azerr.InvalidResourceName},
+		{"ab[", azerr.InvalidResourceName}, {"ab`", azerr.InvalidResourceName}, {"ab{", azerr.InvalidResourceName},
+		{"a0b", ""}, {"a9b", ""}, {"Aab", ""}, {"Zab", ""}, {"aab", ""}, {"zab", ""}, {"baZ", ""}, {"bAa", ""},
+	}
+	for _, tc := range tests {
+		err := ValidateTableName(tc.name)
+		if tc.code == "" {
+			if err != nil {
+				t.Errorf("%q: %v, want valid", tc.name, err)
+			}
+			continue
+		}
+		if !azerr.Is(err, tc.code) {
+			t.Errorf("%q: %v, want %s", tc.name, err, tc.code)
+		}
 	}
 }

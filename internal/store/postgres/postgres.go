@@ -19,7 +19,9 @@
 // maxBatch), streaming each batch's rows to the callback; no result is held whole.
 //
 // Round trips: BEGIN travels with a transaction's first statement, and an Update's writes
-// travel with its COMMIT (writes are buffered in the Txn and read back from there).
+// travel with its COMMIT (writes are buffered in the Txn and read back from there). Single
+// guarded writes (InsertIf, WriteIf) and short scans (ScanLimit) are one statement each, in
+// no explicit transaction.
 package postgres
 
 import (
@@ -97,6 +99,8 @@ const (
 	stmtUpsert       = `INSERT INTO tablo_kv (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = excluded.v`
 	stmtUpsertMany   = `INSERT INTO tablo_kv (k, v) SELECT * FROM unnest($1::BYTEA[], $2::BYTEA[]) ON CONFLICT (k) DO UPDATE SET v = excluded.v`
 	stmtInsertIf     = `INSERT INTO tablo_kv (k, v) SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM tablo_kv WHERE k = $3 AND v = $4 FOR SHARE) ON CONFLICT (k) DO NOTHING`
+	stmtUpdateIf     = `UPDATE tablo_kv SET v = $2 WHERE k = $1 AND v = $3 AND EXISTS (SELECT 1 FROM tablo_kv WHERE k = $4 AND v = $5 FOR SHARE)`
+	stmtDeleteIf     = `DELETE FROM tablo_kv WHERE k = $1 AND v = $2 AND EXISTS (SELECT 1 FROM tablo_kv WHERE k = $3 AND v = $4 FOR SHARE)`
 	stmtDelete       = `DELETE FROM tablo_kv WHERE k = ANY($1)`
 	stmtDeleteRange  = `DELETE FROM tablo_kv WHERE k >= $1 AND k < $2`
 	stmtDeleteFrom   = `DELETE FROM tablo_kv WHERE k >= $1`
@@ -300,25 +304,48 @@ func (d *DB) GetMany(ctx context.Context, keys [][]byte, fn func(i int, value []
 	for i, k := range keys {
 		ask[i] = nonNil(k)
 	}
-	var got map[string][]byte
+	// The rows come in any order; a few keys (a point get asks for two) are matched by
+	// looking through them, more through a map.
+	vals := make([][]byte, len(keys))
+	found := make([]bool, len(keys))
+	var index map[string]int
+	if len(keys) > 8 {
+		index = make(map[string]int, len(keys))
+		for i, k := range keys {
+			index[string(k)] = i
+		}
+	}
 	err := d.retryRead(ctx, func() error {
-		got = make(map[string][]byte, len(keys))
+		clear(vals)
+		clear(found)
 		rows, err := d.pool.Query(ctx, stmtLookup, ask)
 		if err != nil {
 			return err
 		}
 		for rows.Next() {
 			raw := rows.RawValues()
-			got[string(raw[0])] = bytes.Clone(nonNil(raw[1]))
+			i, ok := -1, false
+			if index != nil {
+				i, ok = index[string(raw[0])]
+			} else {
+				for j, k := range keys {
+					if bytes.Equal(k, raw[0]) {
+						i, ok = j, true
+						break
+					}
+				}
+			}
+			if ok {
+				vals[i], found[i] = bytes.Clone(nonNil(raw[1])), true
+			}
 		}
 		return rows.Err()
 	})
 	if err != nil {
 		return wrap("get", err)
 	}
-	for i, k := range keys {
-		v, found := got[string(k)]
-		if err := fn(i, v, found); err != nil {
+	for i := range keys {
+		if err := fn(i, vals[i], found[i]); err != nil {
 			return err
 		}
 	}
@@ -328,22 +355,74 @@ func (d *DB) GetMany(ctx context.Context, keys [][]byte, fn func(i int, value []
 // Scan implements store.Store: a snapshot that begins with its first batch. A scan that
 // failed on a dead connection before calling fn is retried on a fresh one.
 func (d *DB) Scan(ctx context.Context, start, end []byte, fn func(key, value []byte) (bool, error)) error {
-	return d.scan(ctx, start, end, false, fn)
+	return d.scan(ctx, start, end, false, 0, fn)
+}
+
+// ScanLimit implements store.ScanLimit. Up to maxBatch rows it is one statement outside any
+// transaction (one round trip, no BEGIN or COMMIT): a single statement reads one snapshot.
+// Larger limits scan in a snapshot, in batches no larger than what is left.
+func (d *DB) ScanLimit(ctx context.Context, start, end []byte, limit int, fn func(key, value []byte) (bool, error)) error {
+	if limit > maxBatch {
+		return d.scan(ctx, start, end, false, limit, fn)
+	}
+	if !d.enter() {
+		return store.ErrClosed
+	}
+	defer d.inflight.RUnlock()
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	called := false
+	var ferr error
+	err := d.retryRead(ctx, func() error {
+		var rows pgx.Rows
+		var err error
+		if end == nil {
+			rows, err = d.pool.Query(ctx, stmtScanFrom, nonNil(start), limit)
+		} else {
+			rows, err = d.pool.Query(ctx, stmtScan, nonNil(start), nonNil(end), limit)
+		}
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			called = true
+			raw := rows.RawValues()
+			more, err := fn(raw[0], nonNil(raw[1]))
+			if err != nil || !more {
+				ferr = err
+				return nil
+			}
+		}
+		if err := rows.Err(); err != nil && called {
+			// Rows were delivered: not retried (the caller saw part of the result).
+			ferr = wrap("scan", err)
+			return nil
+		}
+		return rows.Err()
+	})
+	if ferr != nil {
+		return ferr
+	}
+	if err != nil {
+		return wrap("scan", err)
+	}
+	return nil
 }
 
 // ScanKeys is Scan without the values (store.ScanKeys): only the keys cross the network.
 func (d *DB) ScanKeys(ctx context.Context, start, end []byte, fn func(key []byte) (bool, error)) error {
-	return d.scan(ctx, start, end, true, func(k, _ []byte) (bool, error) { return fn(k) })
+	return d.scan(ctx, start, end, true, 0, func(k, _ []byte) (bool, error) { return fn(k) })
 }
 
-func (d *DB) scan(ctx context.Context, start, end []byte, keysOnly bool, fn func(key, value []byte) (bool, error)) error {
+func (d *DB) scan(ctx context.Context, start, end []byte, keysOnly bool, limit int, fn func(key, value []byte) (bool, error)) error {
 	if !d.enter() {
 		return store.ErrClosed
 	}
 	defer d.inflight.RUnlock()
 	for attempt := 0; ; attempt++ {
 		called := false
-		err := d.scanOnce(ctx, start, end, keysOnly, func(k, v []byte) (bool, error) {
+		err := d.scanOnce(ctx, start, end, keysOnly, limit, func(k, v []byte) (bool, error) {
 			called = true
 			return fn(k, v)
 		})
@@ -357,12 +436,12 @@ func (d *DB) scan(ctx context.Context, start, end []byte, keysOnly bool, fn func
 	}
 }
 
-func (d *DB) scanOnce(ctx context.Context, start, end []byte, keysOnly bool, fn func(key, value []byte) (bool, error)) error {
+func (d *DB) scanOnce(ctx context.Context, start, end []byte, keysOnly bool, limit int, fn func(key, value []byte) (bool, error)) error {
 	s, err := d.openSnapshot(ctx, false)
 	if err != nil {
 		return err
 	}
-	err = s.scan(ctx, start, end, keysOnly, fn)
+	err = s.scan(ctx, start, end, keysOnly, limit, fn)
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}

@@ -121,18 +121,26 @@ func (s *snapshot) query(ctx context.Context, sql string, read func(pgx.Rows) er
 
 // Scan implements store.Snapshot.
 func (s *snapshot) Scan(ctx context.Context, start, end []byte, fn func(key, value []byte) (bool, error)) error {
-	return s.scan(ctx, start, end, false, fn)
+	return s.scan(ctx, start, end, false, 0, fn)
 }
 
-// scan is Scan; with keysOnly the statements select only the keys, and fn gets nil values.
-func (s *snapshot) scan(ctx context.Context, start, end []byte, keysOnly bool, fn func(key, value []byte) (bool, error)) error {
+// scan is Scan; with limit > 0 it reads at most limit rows (batches sized to what is left);
+// with keysOnly the statements select only the keys, and fn gets nil values.
+func (s *snapshot) scan(ctx context.Context, start, end []byte, keysOnly bool, limit int, fn func(key, value []byte) (bool, error)) error {
 	if s.closed {
 		return store.ErrClosed
 	}
 	from := nonNil(start)
 	var next []byte // the key after the last one seen
 	stopped := false
-	for limit := firstBatch; ; limit = min(limit*4, maxBatch) {
+	batch := firstBatch
+	if limit > 0 {
+		batch = min(limit, maxBatch)
+	}
+	for ; ; batch = min(batch*4, maxBatch) {
+		if limit > 0 {
+			batch = min(batch, limit)
+		}
 		cctx, cancel := context.WithTimeout(ctx, s.d.timeout)
 		read := func(rows pgx.Rows) error {
 			raw := rows.RawValues()
@@ -158,9 +166,9 @@ func (s *snapshot) scan(ctx context.Context, start, end []byte, keysOnly bool, f
 			sqlFrom, sqlRange = stmtScanKeysFrom, stmtScanKeys
 		}
 		if end == nil {
-			n, err = s.query(cctx, sqlFrom, read, from, limit)
+			n, err = s.query(cctx, sqlFrom, read, from, batch)
 		} else {
-			n, err = s.query(cctx, sqlRange, read, from, nonNil(end), limit)
+			n, err = s.query(cctx, sqlRange, read, from, nonNil(end), batch)
 		}
 		cancel()
 		if errors.Is(err, errStop) || (err == nil && stopped) {
@@ -169,8 +177,13 @@ func (s *snapshot) scan(ctx context.Context, start, end []byte, keysOnly bool, f
 		if err != nil {
 			return err
 		}
-		if n < limit {
+		if n < batch {
 			return nil
+		}
+		if limit > 0 {
+			if limit -= n; limit == 0 {
+				return nil
+			}
 		}
 		from = bytes.Clone(next)
 	}

@@ -153,3 +153,187 @@ func testScanKeys(t *testing.T, s store.Store) {
 		}
 	}
 }
+
+// testGuardedWrite checks store.GuardedWriter on engines that offer it: a write lands only
+// when the key holds exactly the expected value (or is absent, as expected) and the guard
+// holds its value; read-modify-writes through it lose no update under concurrency; and a
+// write that reported success is ordered before a concurrent deletion of its guard.
+func testGuardedWrite(t *testing.T, s store.Store) {
+	defer s.Close()
+	gw, ok := s.(store.GuardedWriter)
+	if !ok {
+		t.Skip("engine has no guarded write")
+	}
+	write := func(w store.CondWrite) bool {
+		t.Helper()
+		done, err := gw.WriteIf(ctx, nil, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return done
+	}
+	b := func(s string) []byte { return []byte(s) }
+	set(t, s, "g", "1")
+	set(t, s, "k1", "a")
+	for i, c := range []struct {
+		w    store.CondWrite
+		want bool
+		k1   string // k1 afterwards ("" absent)
+	}{
+		{store.CondWrite{Key: b("k1"), Exists: true, Old: b("x"), Value: b("b"), GuardKey: b("g"), GuardValue: b("1")}, false, "a"},
+		{store.CondWrite{Key: b("k1"), Exists: true, Old: b("a"), Value: b("b"), GuardKey: b("g"), GuardValue: b("2")}, false, "a"},
+		{store.CondWrite{Key: b("k1"), Exists: true, Old: b("a"), Value: b("b"), GuardKey: b("nog"), GuardValue: b("")}, false, "a"},
+		{store.CondWrite{Key: b("k1"), Value: b("b"), GuardKey: b("g"), GuardValue: b("1")}, false, "a"}, // exists
+		{store.CondWrite{Key: b("k1"), Exists: true, Old: b("a"), Value: b("b"), GuardKey: b("g"), GuardValue: b("1")}, true, "b"},
+		{store.CondWrite{Key: b("k1"), Exists: true, Old: b("a"), Delete: true, GuardKey: b("g"), GuardValue: b("1")}, false, "b"},
+		{store.CondWrite{Key: b("k1"), Exists: true, Old: b("b"), Delete: true, GuardKey: b("g"), GuardValue: b("2")}, false, "b"},
+		{store.CondWrite{Key: b("k1"), Exists: true, Old: b("b"), Delete: true, GuardKey: b("g"), GuardValue: b("1")}, true, ""},
+		{store.CondWrite{Key: b("k1"), Exists: true, Old: b("b"), Value: b("c"), GuardKey: b("g"), GuardValue: b("1")}, false, ""}, // absent
+		{store.CondWrite{Key: b("k1"), Value: b("c"), GuardKey: b("g"), GuardValue: b("2")}, false, ""},
+		{store.CondWrite{Key: b("k1"), Value: b("c"), GuardKey: b("g"), GuardValue: b("1")}, true, "c"},
+	} {
+		if got := write(c.w); got != c.want {
+			t.Errorf("case %d: WriteIf = %v, want %v", i, got, c.want)
+		}
+		v, err := s.Get(ctx, b("k1"))
+		if got := string(v); (err == nil) != (c.k1 != "") || got != c.k1 {
+			t.Fatalf("case %d: k1 = %q (%v), want %q", i, got, err, c.k1)
+		}
+	}
+
+	// Read-increment-write loops on one counter lose no increment.
+	set(t, s, "counter", "0")
+	const workers, each = 4, 25
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for done := 0; done < each; {
+				v, err := s.Get(ctx, b("counter"))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				var n int
+				fmt.Sscan(string(v), &n)
+				ok, err := gw.WriteIf(ctx, nil, store.CondWrite{Key: b("counter"), Exists: true, Old: v,
+					Value: fmt.Appendf(nil, "%d", n+1), GuardKey: b("g"), GuardValue: b("1")})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if ok {
+					done++
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if v, _ := s.Get(ctx, b("counter")); string(v) != fmt.Sprint(workers*each) {
+		t.Fatalf("counter = %s after %d acknowledged increments", v, workers*each)
+	}
+
+	// Writers race a deletion of their guard; a scan after the deletion shows each one's
+	// last acknowledged write.
+	for round := range 5 {
+		guard := fmt.Sprintf("wguard%02d", round)
+		prefix := fmt.Sprintf("w%02d/", round)
+		set(t, s, guard, "live")
+		last := make([]int, 4)
+		for w := range last {
+			set(t, s, fmt.Sprintf("%s%d", prefix, w), "0")
+		}
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for w := range last {
+			wg.Go(func() {
+				k := b(fmt.Sprintf("%s%d", prefix, w))
+				for i := 1; ; i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					ok, err := gw.WriteIf(ctx, nil, store.CondWrite{Key: k, Exists: true, Old: fmt.Append(nil, i-1),
+						Value: fmt.Append(nil, i), GuardKey: b(guard), GuardValue: b("live")})
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if !ok {
+						return // the guard is gone
+					}
+					last[w] = i
+				}
+			})
+		}
+		err := s.Update(ctx, nil, func(tx store.Txn) error {
+			if _, err := tx.Get(b(guard)); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+			return tx.Delete(b(guard))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := scanAll(t, s, b(prefix), b(prefix+"\xff"))
+		close(stop)
+		wg.Wait()
+		for w, n := range last {
+			if want := fmt.Sprintf("%s%d=%d", prefix, w, n); seen[w] != want {
+				t.Fatalf("round %d: scan after the guard's deletion shows %s, last acknowledged write %s", round, seen[w], want)
+			}
+		}
+	}
+}
+
+// testScanLimit: store.ScanLimit visits what Scan visits, in order, but never more than
+// limit keys, and stops when fn does.
+func testScanLimit(t *testing.T, s store.Store) {
+	defer s.Close()
+	err := s.Update(ctx, nil, func(tx store.Txn) error {
+		for i := range 300 {
+			if err := tx.Set(fmt.Appendf(nil, "k%03d", i), fmt.Appendf(nil, "value %d", i)); err != nil {
+				return err
+			}
+		}
+		return tx.Set([]byte("l"), []byte("after"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		start, end  string
+		limit, stop int
+	}{{"k", "l", 1, 0}, {"k", "l", 7, 0}, {"k", "l", 300, 0}, {"k", "l", 1000, 0}, {"k100", "k2", 50, 0},
+		{"k100", "k2", 150, 0}, {"k", "", 301, 0}, {"k", "", 5000, 0}, {"k", "l", 100, 7}, {"k", "l", 0, 0}} {
+		var end []byte
+		if c.end != "" {
+			end = []byte(c.end)
+		}
+		var want, got []string
+		err := s.Scan(ctx, []byte(c.start), end, func(k, v []byte) (bool, error) {
+			if len(want) == c.limit {
+				return false, nil
+			}
+			want = append(want, string(k)+"="+string(v))
+			return c.stop == 0 || len(want) < c.stop, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = store.ScanLimit(ctx, s, []byte(c.start), end, c.limit, func(k, v []byte) (bool, error) {
+			got = append(got, string(k)+"="+string(v))
+			return c.stop == 0 || len(got) < c.stop, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("ScanLimit(%q, %q, %d) = %d keys %v…, want %d", c.start, c.end, c.limit, len(got), got[:min(3, len(got))], len(want))
+		}
+	}
+	stop := errors.New("stop")
+	if err := store.ScanLimit(ctx, s, []byte("k"), nil, 10, func(k, v []byte) (bool, error) { return true, stop }); err != stop {
+		t.Fatalf("ScanLimit returned %v, want the callback's error", err)
+	}
+}

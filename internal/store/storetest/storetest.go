@@ -36,6 +36,8 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Extents", func(t *testing.T) { testExtents(t, open(t)) })
 	t.Run("ScanKeys", func(t *testing.T) { testScanKeys(t, open(t)) })
 	t.Run("GuardedInsert", func(t *testing.T) { testGuardedInsert(t, open(t)) })
+	t.Run("GuardedWrite", func(t *testing.T) { testGuardedWrite(t, open(t)) })
+	t.Run("ScanLimit", func(t *testing.T) { testScanLimit(t, open(t)) })
 }
 
 var ctx = context.Background()
