@@ -35,7 +35,7 @@ type fieldScanner struct {
 // next returns the next field; ok is false once the block has ended, and s.off is then the
 // offset of what follows the empty line.
 func (s *fieldScanner) next() (f field, ok bool, err error) {
-	if s.off >= len(s.data) {
+	if s.off == len(s.data) { // nextLine never moves past the end
 		return field{}, false, nil
 	}
 	line, next, err := nextLine(s.data, s.off, s.lim.MaxHeaderBytes)
@@ -51,32 +51,23 @@ func (s *fieldScanner) next() (f field, ok bool, err error) {
 	if line[0] == ' ' || line[0] == '\t' {
 		return field{}, false, errors.New("continuation line before the first header")
 	}
-	colon := bytes.IndexByte(line, ':')
-	if colon < 0 {
+	name, value, ok := bytes.Cut(line, []byte(":"))
+	if !ok {
 		return field{}, false, errors.New("malformed header line")
 	}
-	f.name = line[:colon]
-	for len(f.name) > 0 && isBlank(f.name[len(f.name)-1]) {
-		f.name = f.name[:len(f.name)-1]
-	}
+	f.name = bytes.TrimRight(name, " \t")
 	if !validFieldName(f.name) {
 		return field{}, false, errors.New("malformed header line")
 	}
 	if s.fields++; s.fields > s.lim.MaxHeaders {
 		return field{}, false, errors.New("too many header fields")
 	}
-	value := line[colon+1:]
 	if hasControl(value, true) {
 		return field{}, false, errors.New("control character in a header value")
 	}
-	f.valStart = lineStart + colon + 1
-	f.valEnd = f.valStart + len(value)
-	for f.valStart < f.valEnd && isBlank(s.data[f.valStart]) {
-		f.valStart++
-	}
-	for f.valEnd > f.valStart && isBlank(s.data[f.valEnd-1]) {
-		f.valEnd--
-	}
+	trimmed := bytes.TrimLeft(value, " \t")
+	f.valStart = lineStart + len(line) - len(trimmed)
+	f.valEnd = f.valStart + len(bytes.TrimRight(trimmed, " \t"))
 	// Obsolete folding (rare): join the continuation lines that follow.
 	for s.off < len(s.data) && isBlank(s.data[s.off]) {
 		if !f.isFolded {
@@ -225,7 +216,7 @@ func (c *headerCache) partHeader(data []byte, text string, lim *Limits) (partHea
 		return c.part, len(c.partBlock), nil
 	}
 	h, off, ended, err := readPartHeader(data, text, lim)
-	if err == nil && ended {
+	if ended { // never with an error
 		c.partBlock, c.part = data[:off], h
 	}
 	return h, off, err
@@ -242,7 +233,7 @@ func (c *headerCache) requestHeader(data []byte, text string, lim *Limits) (http
 		}
 	}
 	h, off, ended, err := readRequestHeader(data, text, &c.arena, lim)
-	if err == nil && ended {
+	if ended { // never with an error
 		c.reqBlock, c.req = data[:off], h
 		c.lenStart, c.lenEnd = contentLengthSpan(c.reqBlock, h)
 	}
@@ -255,10 +246,7 @@ func (c *headerCache) otherLength(data []byte, text string) (http.Header, int, b
 	if c.lenStart == c.lenEnd || !bytes.HasPrefix(data, c.reqBlock[:c.lenStart]) {
 		return nil, 0, false
 	}
-	end := c.lenStart
-	for end < len(data) && isDigit(data[end]) {
-		end++
-	}
+	end := c.lenStart + digitPrefix(data[c.lenStart:])
 	rest := c.reqBlock[c.lenEnd:] // starts with the byte after the digits: not a digit
 	n := end + len(rest)
 	if end == c.lenStart || n > len(c.reqBlock) || !bytes.HasPrefix(data[end:], rest) {
@@ -278,28 +266,23 @@ func contentLengthSpan(block []byte, h http.Header) (int, int) {
 	if len(vs) != 1 {
 		return 0, 0
 	}
-	i := 0
-	if !bytes.HasPrefix(block, []byte(name)) {
-		if i = bytes.Index(block, []byte("\n"+name)); i < 0 {
+	rest, ok := bytes.CutPrefix(block, []byte(name))
+	if !ok {
+		if _, rest, ok = bytes.Cut(block, []byte("\n"+name)); !ok {
 			return 0, 0
 		}
-		i++
 	}
-	start := i + len(name)
-	for start < len(block) && isBlank(block[start]) {
-		start++
-	}
-	end := start
-	for end < len(block) && isDigit(block[end]) {
-		end++
-	}
+	rest = bytes.TrimLeft(rest, " \t")
+	start := len(block) - len(rest)
+	end := start + digitPrefix(rest)
 	if end == start || string(block[start:end]) != vs[0] {
 		return 0, 0
 	}
 	return start, end
 }
 
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+// digitPrefix returns how many ASCII digits b starts with.
+func digitPrefix(b []byte) int { return len(b) - len(bytes.TrimLeft(b, "0123456789")) }
 
 // stringArena hands out one-element []string values carved from shared blocks, so building
 // a header map costs no allocation per field. Every slice is capacity-limited, so appending

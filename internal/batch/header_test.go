@@ -203,3 +203,35 @@ func TestAppendResponse(t *testing.T) {
 		}
 	}
 }
+
+// TestEqualFoldASCII compares every pair of ASCII bytes with strings.EqualFold: each letter,
+// 'A' and 'Z' included, matches its other case and nothing else.
+func TestEqualFoldASCII(t *testing.T) {
+	for a := 0; a < 128; a++ {
+		for b := 0; b < 128; b++ {
+			x, y := string(rune(a)), string(rune(b))
+			if got, want := equalFoldASCII([]byte(x), y), strings.EqualFold(x, y); got != want {
+				t.Fatalf("equalFoldASCII(%q, %q) = %v, want %v", x, y, got, want)
+			}
+		}
+	}
+}
+
+// TestStringArenaAllocs checks what the arena is for: one-element slices for a header map
+// cost one allocation per 128 values, not one per value.
+func TestStringArenaAllocs(t *testing.T) {
+	allocs := testing.AllocsPerRun(10, func() {
+		var a stringArena
+		for range 128 {
+			a.one("v")
+		}
+	})
+	if allocs > 1 {
+		t.Errorf("%v allocations for 128 values, want 1", allocs)
+	}
+	var a stringArena
+	x, y := a.one("x"), a.one("y")
+	if x = append(x, "z"); y[0] != "y" || x[0] != "x" {
+		t.Errorf("appending to one value overwrote its neighbour: %q %q", x, y)
+	}
+}

@@ -34,8 +34,8 @@ func splitMultipart(data []byte, boundary string, maxParts int, dst [][]byte) ([
 	delim := nlDelim[1:]
 	find := newDelimFinder(nlDelim)
 	parts := dst[:0]
-	start := -1 // content start of the part being scanned; -1 while in the preamble
-	from := 0   // where to look for the next "\n--boundary"
+	start, inPart := 0, false // content start of the part being scanned; none in the preamble
+	from := 0                 // where to look for the next "\n--boundary"
 	for atStart := true; ; atStart = false {
 		at := 0 // start of a line that begins with delim
 		if !atStart || !bytes.HasPrefix(data, delim) {
@@ -50,7 +50,7 @@ func splitMultipart(data []byte, boundary string, maxParts int, dst [][]byte) ([
 			from = at
 			continue
 		}
-		if start >= 0 {
+		if inPart {
 			if len(parts) == maxParts {
 				return nil, errTooManyParts
 			}
@@ -59,11 +59,11 @@ func splitMultipart(data []byte, boundary string, maxParts int, dst [][]byte) ([
 		if isClose {
 			return parts, nil
 		}
-		start = next
+		start, inPart = next, true
 		// The next delimiter may start right at next: search from the LF that ends this line.
 		from = max(next-1, at)
 	}
-	if start < 0 {
+	if !inPart {
 		return nil, errNoDelimiter
 	}
 	if last := data[start:]; len(bytes.Trim(last, " \t\r\n")) > 0 {

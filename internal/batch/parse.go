@@ -214,7 +214,7 @@ func parseRequestLine(line string) (method, target string, err error) {
 		return "", "", errors.New("malformed method")
 	}
 	rest = trimBlank(rest)
-	if i := lastBlank(rest); i >= 0 && strings.HasPrefix(rest[i+1:], "HTTP/") {
+	if i := strings.LastIndexAny(rest, " \t"); i != -1 && strings.HasPrefix(rest[i+1:], "HTTP/") {
 		rest = trimBlank(rest[:i])
 	}
 	if rest == "" || strings.ContainsRune(rest, '\t') {
@@ -232,14 +232,4 @@ func trimBlank(s string) string {
 		s = s[:len(s)-1]
 	}
 	return s
-}
-
-// lastBlank is strings.LastIndexAny(s, " \t").
-func lastBlank(s string) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if isBlank(s[i]) {
-			return i
-		}
-	}
-	return -1
 }

@@ -223,3 +223,22 @@ func TestParseHostileAllocs(t *testing.T) {
 		t.Errorf("%v allocations for a 10,000-part body", allocs)
 	}
 }
+
+// TestParseRequestLine: the version is cut at the last blank, whatever the target's length,
+// and a target without a version is kept whole.
+func TestParseRequestLine(t *testing.T) {
+	for line, want := range map[string]string{
+		"GET / HTTP/1.1":        "/",
+		"GET /t HTTP/1.1":       "/t",
+		"GET /a b HTTP/1.1":     "/a b",
+		"GET HTTP/x":            "HTTP/x",
+		"GET  /t  HTTP/1.1  ":   "/t",
+		"MERGE /t(PK='a') ":     "/t(PK='a')",
+		"GET http://h/t HTTP/1": "http://h/t",
+	} {
+		_, target, err := parseRequestLine(line)
+		if err != nil || target != want {
+			t.Errorf("%q: target %q (%v), want %q", line, target, err, want)
+		}
+	}
+}

@@ -374,8 +374,11 @@ func checkSub(i int, s *SubResponse, bounds ...string) error {
 			return fmt.Errorf("batch: sub-response %d: line break in header value %q", i, v)
 		}
 	}
+	if len(s.Body) == 0 {
+		return nil
+	}
 	for _, bd := range bounds {
-		if len(s.Body) > 0 && containsDelimiter(s.Body, bd) {
+		if containsDelimiter(s.Body, bd) {
 			return errors.New("batch: sub-response body contains a delimiter")
 		}
 	}

@@ -24,9 +24,8 @@ import (
 func (op *Operation) PathAndQuery(accountPrefix string) (rawPath, rawQuery string, err error) {
 	target := op.URL
 	absolute := false
-	if i := strings.Index(target, "://"); i > 0 && isScheme(target[:i]) {
+	if scheme, authority, ok := strings.Cut(target, "://"); ok && isScheme(scheme) {
 		absolute = true
-		authority := target[i+3:]
 		if j := strings.IndexAny(authority, "/?"); j < 0 {
 			target = ""
 		} else {

@@ -53,6 +53,10 @@ type column struct {
 	dict                  map[string]uint32 // during the build only
 }
 
+// maxOffset is the most bytes of keys, of entities, or of one column's values a base can
+// hold: its arrays hold uint32 offsets. Cache.maxOffset is this; tests lower it.
+const maxOffset = 1<<32 - 1
+
 // maxDict bounds the dictionary kept while building; past it, new values get their own id.
 const maxDict = 1 << 16
 
@@ -120,8 +124,10 @@ func (b *base) release() {
 // table's key prefix) and builds a base with the named properties (sorted, distinct), and
 // with the entities themselves as long as everything fits in budget bytes and the entities
 // in valuesBudget (0: never). It gives up with errTooBig once the base would exceed the
-// budget even without them.
-func buildBase(ctx context.Context, snap store.Snapshot, start, end []byte, props []string, budget, valuesBudget int64) (*base, error) {
+// budget even without them. Keys, entities and each column's values may take at most
+// offsetLimit bytes each (maxOffset but in tests): past it the entities are dropped, and the
+// base is refused for the others.
+func buildBase(ctx context.Context, snap store.Snapshot, start, end []byte, props []string, budget, valuesBudget, offsetLimit int64) (*base, error) {
 	b := &base{hasValues: valuesBudget > 0}
 	b.refs.Store(1)
 	for _, p := range props {
@@ -163,7 +169,7 @@ func buildBase(ctx context.Context, snap store.Snapshot, start, end []byte, prop
 			grown = int64(max(cap(b.values.b), len(v)))
 		}
 		if b.hasValues && (b.bytes()+grown+int64(len(v)) > budget || int64(len(b.values.b)+len(v)) > valuesBudget ||
-			uint64(len(b.values.b)+len(v)) > 1<<32-1) {
+			int64(len(b.values.b)+len(v)) > offsetLimit) {
 			// The entities do not fit: keep keys and columns only; matches are read from
 			// the store (and copied as matchedRows).
 			b.hasValues = false
@@ -202,7 +208,7 @@ func buildBase(ctx context.Context, snap store.Snapshot, start, end []byte, prop
 			return false, err
 		}
 		for i, c := range b.cols {
-			if err := c.add(found[i]); err != nil {
+			if err := c.add(found[i], offsetLimit); err != nil {
 				return false, err
 			}
 		}
@@ -215,8 +221,8 @@ func buildBase(ctx context.Context, snap store.Snapshot, start, end []byte, prop
 	if b.bytes() > budget {
 		return nil, errTooBig
 	}
-	if uint64(len(b.keys.b)) > 1<<32-1 {
-		return nil, fmt.Errorf("%w: keys exceed 4 GiB", errTooBig)
+	if int64(len(b.keys.b)) > offsetLimit {
+		return nil, fmt.Errorf("%w: keys exceed %d bytes", errTooBig, offsetLimit)
 	}
 	b.ends = b.keyEnds.uint32s()
 	if b.hasValues {
@@ -230,15 +236,16 @@ func buildBase(ctx context.Context, snap store.Snapshot, start, end []byte, prop
 	return b, nil
 }
 
-// add appends one row's value (nil: the row lacks the property).
-func (c *column) add(val []byte) error {
+// add appends one row's value (nil: the row lacks the property); the distinct values may
+// take at most offsetLimit bytes.
+func (c *column) add(val []byte, offsetLimit int64) error {
 	if val == nil {
 		return c.idBuf.appendUint32(0)
 	}
 	id, ok := c.dict[string(val)]
 	if !ok {
-		if len(c.valBuf.b)+len(val) > 1<<32-1 {
-			return fmt.Errorf("%w: column %s exceeds 4 GiB", errTooBig, c.name)
+		if int64(len(c.valBuf.b)+len(val)) > offsetLimit {
+			return fmt.Errorf("%w: column %s exceeds %d bytes", errTooBig, c.name, offsetLimit)
 		}
 		id = uint32(len(c.offBuf.b) / 4)
 		if err := c.offBuf.appendUint32(uint32(len(c.valBuf.b))); err != nil {

@@ -47,6 +47,8 @@ type Cache struct {
 	// one build at a time: a build is a full scan, and the cache should not compete with
 	// the requests it serves for more than one core.
 	buildSem chan struct{}
+	// maxOffset, lowered by tests to reach the offset limits with small tables.
+	offsetLimit int64
 
 	mu     sync.Mutex
 	tables map[uint64]*tableState
@@ -93,7 +95,8 @@ func New(o Options, freeze FreezeFunc) *Cache {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Cache{o: o, freeze: freeze, ctx: ctx, cancel: cancel, buildSem: make(chan struct{}, 1), tables: map[uint64]*tableState{}}
+	return &Cache{o: o, freeze: freeze, ctx: ctx, cancel: cancel, buildSem: make(chan struct{}, 1), tables: map[uint64]*tableState{},
+		offsetLimit: maxOffset}
 }
 
 // Close cancels builds in progress, waits for them and frees every base not held by a View.
@@ -392,7 +395,7 @@ func (c *Cache) runBuild(ts *tableState, props []string) (*base, error) {
 	if c.o.NoValues {
 		valuesBudget = 0
 	}
-	return buildBase(c.ctx, snap, ts.prefix, keys.TableEnd(ts.id), props, c.o.MaxBytes, valuesBudget)
+	return buildBase(c.ctx, snap, ts.prefix, keys.TableEnd(ts.id), props, c.o.MaxBytes, valuesBudget, c.offsetLimit)
 }
 
 // reserveMatched grants n more bytes of the budget to b's matched-row or element copies if b is still

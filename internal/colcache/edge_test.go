@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tablo/tablo/internal/entity"
@@ -232,5 +233,74 @@ func TestDefaultBuildAfter(t *testing.T) {
 	f.c.builds.Wait()
 	if !f.ready(1, []string{"Cat"}) {
 		t.Fatal("not built after 20 000 entities")
+	}
+}
+
+// TestOffsetLimits: a base's arrays hold uint32 offsets, so its keys, its entities and each
+// column's distinct values may take at most 4 GiB each. With the limit lowered to what a small
+// table needs, the base is built in full exactly at it; one byte less drops the entities (the
+// keys and columns are still cached) or, for keys and column values, refuses the base.
+func TestOffsetLimits(t *testing.T) {
+	build := func(limit int64, load func(*fixture), props []string) (*base, error) {
+		t.Helper()
+		f := newFixture(t, Options{MaxBytes: 64 << 20})
+		f.c.offsetLimit = limit
+		load(f)
+		err := f.c.Build(1, props)
+		f.c.mu.Lock()
+		defer f.c.mu.Unlock()
+		return f.c.tables[1].base, err
+	}
+	rows := func(f *fixture) { f.load(1, 50) }
+	full, err := build(maxOffset, rows, []string{"Cat", "Name"})
+	if err != nil || !full.hasValues {
+		t.Fatalf("probe: %v", err)
+	}
+	keyBytes, valueBytes := int64(len(full.keys.b)), int64(len(full.values.b))
+	if keyBytes >= valueBytes-1 {
+		t.Fatalf("%d bytes of keys, %d of entities: the entities must be the larger", keyBytes, valueBytes)
+	}
+	if b, err := build(valueBytes, rows, []string{"Cat"}); err != nil || !b.hasValues {
+		t.Errorf("entities dropped at a limit of exactly their size (%v)", err)
+	}
+	if b, err := build(valueBytes-1, rows, []string{"Cat"}); err != nil || b.hasValues || b.rows != 50 {
+		t.Errorf("one byte under the entities' size: want them dropped and the keys kept (%v)", err)
+	}
+	if _, err := build(keyBytes, rows, []string{"Cat"}); err != nil {
+		t.Errorf("keys refused at a limit of exactly their size: %v", err)
+	}
+	if _, err := build(keyBytes-1, rows, []string{"Cat"}); !errors.Is(err, errTooBig) || !strings.Contains(err.Error(), "keys") {
+		t.Errorf("keys one byte over the limit: %v, want errTooBig for the keys", err)
+	}
+
+	// One column whose two distinct values outweigh the keys.
+	wide := func(f *fixture) {
+		err := f.st.Update(context.Background(), []store.Lock{{Name: "table1", Shared: true}}, func(tx store.Txn) error {
+			for i, r := range []string{"a", "b", "c"} {
+				s := strings.Repeat(string(rune('x'+i%2)), 300)
+				e := &entity.Entity{PartitionKey: "p", RowKey: r, Props: []entity.Property{{Name: "S", Value: entity.StringValue(s)}}}
+				if err := tx.Set(keys.Entity(1, e.PartitionKey, e.RowKey), entity.AppendBinary(nil, e)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	full, err = build(maxOffset, wide, []string{"S"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	colBytes := int64(len(full.cols[0].vals))
+	if colBytes <= int64(len(full.keys.b)) || len(full.cols[0].offs) != 3 {
+		t.Fatalf("column of %d bytes in %d values, keys of %d bytes", colBytes, len(full.cols[0].offs)-1, len(full.keys.b))
+	}
+	if _, err := build(colBytes, wide, []string{"S"}); err != nil {
+		t.Errorf("column refused at a limit of exactly its size: %v", err)
+	}
+	if _, err := build(colBytes-1, wide, []string{"S"}); !errors.Is(err, errTooBig) || !strings.Contains(err.Error(), "column S") {
+		t.Errorf("column one byte over the limit: %v, want errTooBig for column S", err)
 	}
 }

@@ -43,3 +43,34 @@ func TestMatchedRowsIndex(t *testing.T) {
 		check(r.IntN(2100))
 	}
 }
+
+// TestMatchedRowsChunkEdges: copies share an off-heap chunk up to its exact capacity, the
+// next one reserves a new chunk, a copy of exactly a chunk is kept and a larger one is not.
+func TestMatchedRowsChunkEdges(t *testing.T) {
+	var m matchedRows
+	defer m.free()
+	reserved := 0
+	reserve := func(n int64) bool {
+		if n != matchedChunk {
+			t.Fatalf("reserved %d bytes, want a chunk", n)
+		}
+		reserved++
+		return true
+	}
+	sizes := []int{matchedChunk / 2, matchedChunk - matchedChunk/2, 1, matchedChunk, matchedChunk + 1}
+	wantReserved := []int{1, 1, 2, 3, 3}
+	for i, n := range sizes {
+		v := make([]byte, n)
+		v[0], v[n-1] = byte(i+1), byte(i+1)
+		m.put(i, v, reserve)
+		if reserved != wantReserved[i] {
+			t.Fatalf("after a copy of %d bytes: %d chunks reserved, want %d", n, reserved, wantReserved[i])
+		}
+	}
+	for i, n := range sizes {
+		got, ok := m.get(i)
+		if want := n <= matchedChunk; ok != want || ok && (len(got) != n || got[0] != byte(i+1) || got[n-1] != byte(i+1)) {
+			t.Errorf("row %d (%d bytes): kept %v with %d bytes, want kept %v", i, n, ok, len(got), want)
+		}
+	}
+}

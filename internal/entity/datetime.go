@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/tablo/tablo/internal/azerr"
 )
@@ -49,9 +50,11 @@ func civilFromDays(z int64) (y, m, d int64) {
 	return y, m, d
 }
 
+// floorDiv is a/b rounded toward negative infinity, for b > 0 (every caller's divisor is a
+// positive constant).
 func floorDiv(a, b int64) int64 {
 	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
+	if a%b < 0 {
 		q--
 	}
 	return q
@@ -77,7 +80,7 @@ func FormatDateTime(ticks int64) string {
 // AppendDateTime appends FormatDateTime(ticks) to dst.
 func AppendDateTime(dst []byte, ticks int64) []byte {
 	y, mo, d, h, mi, s, frac := splitTicks(ticks)
-	if y >= 0 && y <= 9999 {
+	if y >= 0 { // 4 digits at least; a longer year (only corrupt data) gets all its digits
 		dst = appendDigits(dst, y, 4)
 	} else {
 		dst = strconv.AppendInt(dst, y, 10) // only corrupt data gets here
@@ -108,12 +111,12 @@ func AppendDateTime(dst []byte, ticks int64) []byte {
 // form it takes inside an ETag.
 func appendEscapedColons(dst, s []byte) []byte {
 	for {
-		i := bytes.IndexByte(s, ':')
-		if i < 0 {
-			return append(dst, s...)
+		before, after, found := bytes.Cut(s, []byte(":"))
+		dst = append(dst, before...)
+		if !found {
+			return dst
 		}
-		dst = append(append(dst, s[:i]...), "%3A"...)
-		s = s[i+1:]
+		dst, s = append(dst, "%3A"...), after
 	}
 }
 
@@ -235,9 +238,10 @@ func daysIn(y, m int64) int64 {
 	return 31
 }
 
-// atoiFixed parses a string made only of ASCII digits (at most 18 of them).
+// atoiFixed parses a string made only of ASCII digits (callers pass at most 7, so it cannot
+// overflow).
 func atoiFixed(s string) (int64, bool) {
-	if s == "" || len(s) > 18 {
+	if s == "" {
 		return 0, false
 	}
 	var v int64
@@ -272,11 +276,9 @@ func AppendETag(dst []byte, ticks int64) []byte {
 // false for any other ETag, which can then never match an entity.
 func ParseETag(s string) (ticks int64, ok bool) {
 	const prefix, suffix = `W/"datetime'`, `'"`
-	if len(s) < len(prefix)+len(suffix) || s[:len(prefix)] != prefix || s[len(s)-len(suffix):] != suffix {
-		return 0, false
-	}
-	inner := s[len(prefix) : len(s)-len(suffix)]
-	if len(inner) > 128 {
+	inner, okPrefix := strings.CutPrefix(s, prefix)
+	inner, okSuffix := strings.CutSuffix(inner, suffix)
+	if !okPrefix || !okSuffix || len(inner) > 128 {
 		return 0, false
 	}
 	var buf [128]byte
@@ -296,37 +298,23 @@ func ParseETag(s string) (ticks int64, ok bool) {
 
 // trimExtraFraction drops fractional digits past the seventh when they are all zeros.
 func trimExtraFraction(b []byte) []byte {
-	dot := -1
-	for i, c := range b {
-		if c == '.' {
-			dot = i
-			break
-		}
-	}
-	if dot < 0 {
+	_, frac, found := bytes.Cut(b, []byte("."))
+	if !found {
 		return b
 	}
-	end := dot + 1
-	for end < len(b) && b[end] >= '0' && b[end] <= '9' {
-		end++
+	digits := len(frac) - len(bytes.TrimLeft(frac, "0123456789"))
+	keep := min(digits, 7)
+	if len(bytes.TrimLeft(frac[keep:digits], "0")) != 0 {
+		return b // a digit that counts past the seventh: not a DateTime
 	}
-	if end-dot-1 <= 7 {
-		return b
-	}
-	for _, c := range b[dot+8 : end] {
-		if c != '0' {
-			return b
-		}
-	}
-	return append(b[:dot+8], b[end:]...)
+	fracStart := len(b) - len(frac)
+	return append(b[:fracStart+keep], frac[digits:]...)
 }
 
 // ValidETagSyntax reports whether s is a syntactically valid entity tag, W/"…" or "…"
 // (without inner quotes). The wildcard "*" is the caller's concern.
 func ValidETagSyntax(s string) bool {
-	if len(s) >= 2 && s[0] == 'W' && s[1] == '/' {
-		s = s[2:]
-	}
+	s = strings.TrimPrefix(s, "W/")
 	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
 		return false
 	}

@@ -3,6 +3,7 @@ package entity
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -149,6 +150,88 @@ func TestValidETagSyntax(t *testing.T) {
 	} {
 		if got := ValidETagSyntax(in); got != want {
 			t.Errorf("%q: got %v", in, got)
+		}
+	}
+}
+
+// TestDateTimeEdges: each bound of the DateTime syntax at its edge, compared with package time
+// where it has an answer.
+func TestDateTimeEdges(t *testing.T) {
+	for _, in := range []string{
+		"2024-01-02T03:04:05",               // no zone: UTC, 19 characters exactly
+		"2024-01-02T03:04:05+23:59",         // largest offsets
+		"2024-01-02T03:04:05-23:59",         //
+		"2024-01-02T03:04:05+23:00",         //
+		"2024-01-02T03:04:05-00:59",         //
+		"2000-02-29T00:00:00Z",              // leap day of a year divisible by 400
+		"1904-02-29T00:00:00Z",              // and by 4
+		"2024-01-02T03:04:05.12345670Z",     // an eighth digit, zero, is dropped (ETags only)
+		"1969-12-31T00:00:00Z",              // day boundaries before the epoch
+		"1600-12-31T23:00:00.0000001-01:00", // the first tick, written with an offset
+	} {
+		want, err := time.Parse("2006-01-02T15:04:05.999999999Z07:00", in)
+		if len(in) == 19 {
+			want, err = time.Parse("2006-01-02T15:04:05", in)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ParseDateTime(in)
+		if len(in) > 28 && in[19] == '.' && in[27] == '0' { // eight fraction digits
+			if err == nil {
+				t.Errorf("%s: eight fraction digits accepted in a body", in)
+			}
+			if got, ok := ParseETag(`W/"datetime'` + in + `'"`); !ok || got != Ticks(want) {
+				t.Errorf("ETag of %s: %d, %v; want %d", in, got, ok, Ticks(want))
+			}
+			continue
+		}
+		if err != nil || got != Ticks(want) {
+			t.Errorf("%s: %d, %v; want %d (%s)", in, got, err, Ticks(want), FormatDateTime(Ticks(want)))
+		}
+	}
+	for _, in := range []string{
+		"1900-02-29T00:00:00Z", "2100-02-29T00:00:00Z", "2023-02-29T00:00:00Z", // not leap years
+		"2024-01-02T03:04:0", // 18 characters
+		"2024-01-02T03:04:05+24:00", "2024-01-02T03:04:05+00:60", "2024-01-02T03:04:05+1:00",
+	} {
+		if _, err := ParseDateTime(in); err == nil {
+			t.Errorf("%s accepted", in)
+		}
+	}
+	// Only corrupt data has years outside 0..9999; they still format, unpadded.
+	for year, want := range map[int]string{0: "0000-01-01T00:00:00Z", 10000: "10000-01-01T00:00:00Z", -1: "-1-01-01T00:00:00Z"} {
+		ticks := time.Date(year, 1, 1, 0, 0, 0, 0, time.UTC).Unix() * TicksPerSecond
+		if got := FormatDateTime(ticks); got != want {
+			t.Errorf("year %d: %s, want %s", year, got, want)
+		}
+	}
+}
+
+// TestETagEdges: the 128-character bound of an ETag's inner text, "%3" cut short, and ETags
+// too short to hold the prefix and suffix.
+func TestETagEdges(t *testing.T) {
+	const inner7 = "2024-05-01T10%3A20%3A30.1234567"
+	ticks := mustTicks(t, "2024-05-01T10:20:30.1234567Z")
+	at128 := inner7 + strings.Repeat("0", 128-len(inner7)-1) + "Z"
+	if got, ok := ParseETag(`W/"datetime'` + at128 + `'"`); !ok || got != ticks {
+		t.Errorf("128 characters inside: %d, %v; want %d", got, ok, ticks)
+	}
+	if _, ok := ParseETag(`W/"datetime'` + "0" + at128[1:] + "0" + `'"`); ok {
+		t.Error("129 characters inside accepted")
+	}
+	for _, in := range []string{
+		`W/"datetime'2024-05-01T10%3A20%3A30Z%3'"`, `W/"datetime'2024-05-01T10%3A20%3A30Z%'"`,
+		`W/"datetime'2024-05-01T10%3A20%3A30%3`, `W/"datetim`, `W/"datetime`, `W/"datetime'`,
+		`W/"datetime''"`, `W/"datetime'"`,
+	} {
+		if _, ok := ParseETag(in); ok {
+			t.Errorf("%q accepted", in)
+		}
+	}
+	for in, want := range map[string]bool{`"a b"`: true, `"a` + "\x1f" + `b"`: false, `"a` + "\x7f" + `b"`: false, `"~"`: true, `W/`: false, `W/"`: false} {
+		if got := ValidETagSyntax(in); got != want {
+			t.Errorf("ValidETagSyntax(%q) = %v", in, got)
 		}
 	}
 }

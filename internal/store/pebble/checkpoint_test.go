@@ -8,7 +8,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 
 	"github.com/tablo/tablo/internal/store"
 )
@@ -219,5 +223,45 @@ func TestValidSnapshotNameChars(t *testing.T) {
 		if got, want := ValidSnapshotName(name), strings.IndexByte(allowed, byte(b)) >= 0; got != want {
 			t.Errorf("ValidSnapshotName(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// TestRestoreSurvivesCrashMidway: a restore that fails after removing the engine's files
+// (here: linking the snapshot's files back fails) leaves its marker, durably, so that the
+// next Open, even after a crash that loses everything unsynced, finishes it.
+func TestRestoreSurvivesCrashMidway(t *testing.T) {
+	ctx := context.Background()
+	mem := vfs.NewCrashableMem()
+	var failing atomic.Bool
+	fs := errorfs.Wrap(mem, errorfs.InjectorFunc(func(op errorfs.Op) error {
+		base := filepath.Base(op.Path)
+		engineFile := strings.HasPrefix(base, "MANIFEST-") || strings.HasSuffix(base, ".log") || strings.HasSuffix(base, ".sst")
+		if failing.Load() && filepath.Dir(op.Path) == "/data" && engineFile && (op.Kind == errorfs.OpLink || op.Kind == errorfs.OpCreate) {
+			return errorfs.ErrInjected
+		}
+		return nil
+	}))
+	d, err := Open(Options{Dir: "/data", FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, d, "a", "1")
+	if err := d.SaveSnapshot(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	put(t, d, "a", "2")
+	failing.Store(true)
+	if err := d.RestoreSnapshot(ctx, "s"); !errors.Is(err, errorfs.ErrInjected) {
+		t.Fatalf("restore with failing links: %v", err)
+	}
+	crashed := mem.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: 0})
+	d.Close()
+	d, err = Open(Options{Dir: "/data", FS: crashed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if got := get(t, d, "a"); got != "1" {
+		t.Fatalf("a=%s after a crash during a restore, want the snapshot's 1", got)
 	}
 }

@@ -34,12 +34,11 @@ const tmpSuffix = ".tmp"
 type fileExtents struct {
 	fs  vfs.FS
 	dir string
-	// copyWrites: fs is not the disk. Pebble's in-memory file system scribbles over the
-	// buffers it is handed in race and invariants builds (to find callers that reuse them),
-	// which an io.Writer must not do to its caller, so writers hand it a copy.
-	copyWrites bool
 	// onDisk: fs is the operating system's, so a reader can be an *os.File section whose
-	// WriteTo hands the page cache to the writer (osSection).
+	// WriteTo hands the page cache to the writer (osSection). Otherwise writers hand fs a
+	// copy of what they are given: Pebble's in-memory file system scribbles over the buffers
+	// it is handed in race and invariants builds (to find callers that reuse them), which an
+	// io.Writer must not do to its caller.
 	onDisk bool
 	// sending counts osSection.WriteTo calls under way; those beyond sendfileAt (the
 	// CPU count) use sendfile (osSection.WriteTo has the why).
@@ -57,7 +56,7 @@ type fileExtents struct {
 // openExtents prepares dir, removes unfinished extents and finds the next id: above every
 // id in dir and in the extent directories of the snapshots under snapshotsRoot, so that an
 // extent a restore brings back never shares its id with a newer one.
-func openExtents(fs vfs.FS, dir, snapshotsRoot string, copyWrites bool) (*fileExtents, error) {
+func openExtents(fs vfs.FS, dir, snapshotsRoot string) (*fileExtents, error) {
 	if err := fs.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("pebble: extents: %w", err)
 	}
@@ -65,7 +64,7 @@ func openExtents(fs vfs.FS, dir, snapshotsRoot string, copyWrites bool) (*fileEx
 	if err != nil {
 		return nil, fmt.Errorf("pebble: extents: %w", err)
 	}
-	e := &fileExtents{fs: fs, dir: dir, copyWrites: copyWrites, onDisk: fs == vfs.Default, pending: make(map[uint64]struct{})}
+	e := &fileExtents{fs: fs, dir: dir, onDisk: fs == vfs.Default, pending: make(map[uint64]struct{})}
 	e.sendfileAt = int64(runtime.GOMAXPROCS(0))
 	var maxID uint64
 	for _, n := range names {
@@ -73,16 +72,16 @@ func openExtents(fs vfs.FS, dir, snapshotsRoot string, copyWrites bool) (*fileEx
 			_ = fs.Remove(fs.PathJoin(dir, n)) // never committed
 			n = base
 		}
-		if id, err := strconv.ParseUint(n, 10, 64); err == nil && id > maxID {
-			maxID = id
+		if id, err := strconv.ParseUint(n, 10, 64); err == nil {
+			maxID = max(maxID, id)
 		}
 	}
 	if snaps, err := fs.List(snapshotsRoot); err == nil {
 		for _, snap := range snaps {
 			saved, _ := fs.List(fs.PathJoin(snapshotsRoot, snap, extentDir))
 			for _, n := range saved {
-				if id, err := strconv.ParseUint(n, 10, 64); err == nil && id > maxID {
-					maxID = id
+				if id, err := strconv.ParseUint(n, 10, 64); err == nil {
+					maxID = max(maxID, id)
 				}
 			}
 		}
@@ -234,11 +233,11 @@ type extentWriter struct {
 	written  int64
 	synced   int64  // bytes whose writeback has been started
 	noRanges bool   // the file system syncs fully on SyncTo: do not call it again
-	scratch  []byte // the copy handed to a file system that may modify it (copyWrites)
+	scratch  []byte // the copy handed to a file system that may modify it (not onDisk)
 }
 
 func (w *extentWriter) Write(p []byte) (n int, err error) {
-	if !w.e.copyWrites {
+	if w.e.onDisk {
 		n, err = w.f.Write(p)
 	} else {
 		w.scratch = append(w.scratch[:0], p...)
@@ -371,9 +370,7 @@ func (s *osSection) Read(p []byte) (int, error) {
 	if s.got >= s.want {
 		return 0, io.EOF
 	}
-	if int64(len(p)) > s.want-s.got {
-		p = p[:s.want-s.got]
-	}
+	p = p[:min(int64(len(p)), s.want-s.got)]
 	n, err := s.f.ReadAt(p, s.off+s.got) // at its offset: WriteTo may have moved the file's
 	s.got += int64(n)
 	if err == io.EOF {

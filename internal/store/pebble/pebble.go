@@ -116,9 +116,7 @@ func Open(o Options) (*DB, error) {
 	}
 	d := &DB{locks: stripelock.New(), dir: o.Dir}
 	d.group.minWriters = int64(o.GroupCommitMinWriters)
-	if o.GroupCommitWindow > 0 {
-		d.group.window = o.GroupCommitWindow
-	}
+	d.group.window = max(o.GroupCommitWindow, 0) // negative: off
 	switch {
 	case o.FS != nil:
 		d.fs = o.FS
@@ -132,7 +130,7 @@ func Open(o Options) (*DB, error) {
 	if err := d.finishRestore(); err != nil {
 		return nil, err
 	}
-	extents, err := openExtents(d.fs, d.fs.PathJoin(d.dir, extentDir), d.fs.PathJoin(d.dir, snapshotsDir), o.FS != nil || o.InMemory)
+	extents, err := openExtents(d.fs, d.fs.PathJoin(d.dir, extentDir), d.fs.PathJoin(d.dir, snapshotsDir))
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +184,7 @@ func (d *DB) pebbleOptions(o Options) *pebble.Options {
 		// As much as Pebble preallocates for a WAL (110% of a memtable).
 		opts.FS = walPrefillFS{FS: opts.FS, size: int64(opts.MemTableSize) * 11 / 10, dir: d.dir}
 	}
-	if d.group.window > 0 {
+	if d.group.window != 0 {
 		opts.WALMinSyncInterval = d.group.interval
 	}
 	return opts

@@ -5,10 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 
 	"github.com/tablo/tablo/internal/store"
 	"github.com/tablo/tablo/internal/store/storetest"
@@ -237,6 +240,121 @@ func TestCrashKeepsCommittedExtents(t *testing.T) {
 		r.Close()
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("committed extent %d after crash: %d bytes (%v), want %d", id, len(got), err, len(want))
+		}
+	}
+	// New extents after the restart get ids above every committed one (the engine finds them
+	// in its directory; no snapshot names them) and overwrite none.
+	maxID := uint64(0)
+	for id := range committed {
+		maxID = max(maxID, id)
+	}
+	w, err := db2.Extents().NewExtent(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("after the restart"))
+	id, err := w.Commit()
+	if err != nil || id <= maxID {
+		t.Fatalf("extent %d (%v) after a restart whose directory holds extents up to %d", id, err, maxID)
+	}
+}
+
+// TestExtentWriteback: a writer asks the file system to start writing out each full
+// writeback-sized stretch as it is written (so Commit's sync finds little left), not before.
+func TestExtentWriteback(t *testing.T) {
+	var syncTos atomic.Int64
+	fs := errorfs.Wrap(vfs.NewMem(), errorfs.InjectorFunc(func(op errorfs.Op) error {
+		if op.Kind == errorfs.OpFileSyncTo && strings.Contains(op.Path, extentDir) {
+			syncTos.Add(1)
+		}
+		return nil
+	}))
+	db, err := Open(Options{Dir: "/data", FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	w, err := db.Extents().NewExtent(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, writeback/8)
+	for i := 1; i <= 16; i++ {
+		if _, err := w.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := syncTos.Load(), int64(i/8); got != want {
+			t.Fatalf("after %d/8 of the writeback size: %d writebacks started, want %d", i, got, want)
+		}
+	}
+	if _, err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestExtentSectionReads: a section of an on-disk extent read in pieces, the later ones into
+// buffers larger than what is left of it, yields exactly its bytes, then EOF.
+func TestExtentSectionReads(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	data := make([]byte, 100)
+	for i := range data {
+		data[i] = byte(i)
+	}
+	w, err := db.Extents().NewExtent(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(data)
+	id, err := w.Commit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := db.Extents().ReadExtent(ctx, id, 10, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var got []byte
+	for _, size := range []int{5, 50, 1000} { // 50: more than the 45 left, less than 5+50
+		buf := make([]byte, size)
+		n, err := r.Read(buf)
+		got = append(got, buf[:n]...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(got, data[10:60]) {
+		t.Fatalf("section [10, 60) read as %d bytes: %v", len(got), got)
+	}
+}
+
+// TestLookupRefusesUnorderedKeys: Lookup's keys must be distinct and ascending; a repeated or
+// descending key is refused before anything is read.
+func TestLookupRefusesUnorderedKeys(t *testing.T) {
+	db, err := Open(Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, keys := range [][]string{{"a", "a"}, {"a", "b", "b"}, {"b", "a"}} {
+		bs := make([][]byte, len(keys))
+		for i, k := range keys {
+			bs[i] = []byte(k)
+		}
+		calls := 0
+		err := db.Update(context.Background(), nil, func(tx store.Txn) error {
+			return tx.Lookup(bs, store.ExpectPresent, func(int, []byte, bool) error { calls++; return nil })
+		})
+		if err == nil || calls != 0 {
+			t.Errorf("Lookup(%q): %v after %d calls, want a refusal before any", keys, err, calls)
 		}
 	}
 }

@@ -101,7 +101,7 @@ func testExtents(t *testing.T, s store.Store) {
 	if b <= a {
 		t.Fatalf("ids must increase: %d then %d", a, b)
 	}
-	for _, c := range []struct{ off, n int64 }{{0, -1}, {0, int64(len(data))}, {5, 10}, {1 << 20, 17}, {1<<20 + 17, 0}, {3, -1}} {
+	for _, c := range []struct{ off, n int64 }{{0, -1}, {0, int64(len(data))}, {5, 10}, {5, 0}, {1 << 20, 17}, {1<<20 + 17, 0}, {3, -1}} {
 		got, err := readExtent(e, a, c.off, c.n)
 		if err != nil {
 			t.Fatalf("read %+v: %v", c, err)
