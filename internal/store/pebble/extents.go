@@ -371,7 +371,7 @@ func (s *osSection) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	p = p[:min(int64(len(p)), s.want-s.got)]
-	n, err := s.f.ReadAt(p, s.off+s.got) // at its offset: WriteTo may have moved the file's
+	n, err := s.f.ReadAt(p, s.off+s.got) // ReadAt: WriteTo (sendfile) moves the file offset
 	s.got += int64(n)
 	if err == io.EOF {
 		if n > 0 {
