@@ -110,10 +110,9 @@ func testGuardedInsert(t *testing.T, s store.Store) {
 	}
 }
 
-// testScanKeys: store.ScanKeys visits exactly the keys Scan visits, in order, bounded and
-// stoppable like Scan.
-func testScanKeys(t *testing.T, s store.Store) {
-	defer s.Close()
+// fillNumberedKeys writes k000…k299 and one key after them, "l", for the scan tests.
+func fillNumberedKeys(t *testing.T, s store.Store) {
+	t.Helper()
 	err := s.Update(ctx, nil, func(tx store.Txn) error {
 		for i := range 300 {
 			if err := tx.Set(fmt.Appendf(nil, "k%03d", i), fmt.Appendf(nil, "value %d", i)); err != nil {
@@ -125,6 +124,13 @@ func testScanKeys(t *testing.T, s store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// testScanKeys: store.ScanKeys visits exactly the keys Scan visits, in order, bounded and
+// stoppable like Scan.
+func testScanKeys(t *testing.T, s store.Store) {
+	defer s.Close()
+	fillNumberedKeys(t, s)
 	for _, c := range []struct {
 		start, end string
 		stop       int
@@ -290,17 +296,7 @@ func testGuardedWrite(t *testing.T, s store.Store) {
 // limit keys, and stops when fn does.
 func testScanLimit(t *testing.T, s store.Store) {
 	defer s.Close()
-	err := s.Update(ctx, nil, func(tx store.Txn) error {
-		for i := range 300 {
-			if err := tx.Set(fmt.Appendf(nil, "k%03d", i), fmt.Appendf(nil, "value %d", i)); err != nil {
-				return err
-			}
-		}
-		return tx.Set([]byte("l"), []byte("after"))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fillNumberedKeys(t, s)
 	for _, c := range []struct {
 		start, end  string
 		limit, stop int
