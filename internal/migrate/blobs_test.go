@@ -20,6 +20,7 @@ import (
 	pebblestore "github.com/tablo/tablo/internal/store/pebble"
 	"github.com/tablo/tablo/internal/store/postgres"
 	"github.com/tablo/tablo/internal/store/postgres/pgtest"
+	"github.com/tablo/tablo/internal/store/storetest"
 )
 
 // accounts the blob tests write to: every account's data is migrated.
@@ -437,14 +438,7 @@ func TestRefusesDestinationWithExtents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := db.Extents().NewExtent(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Write([]byte("bulk"))
-	if _, err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	storetest.PutExtent(t, db.Extents(), []byte("bulk"))
 	db.Close()
 	src := filepath.Join(t.TempDir(), "s")
 	fill(t, src, 3)

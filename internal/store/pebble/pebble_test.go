@@ -305,15 +305,7 @@ func TestExtentSectionReads(t *testing.T) {
 	for i := range data {
 		data[i] = byte(i)
 	}
-	w, err := db.Extents().NewExtent(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Write(data)
-	id, err := w.Commit()
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := storetest.PutExtent(t, db.Extents(), data)
 	r, err := db.Extents().ReadExtent(ctx, id, 10, 50)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tablo/tablo/internal/store/storetest"
 )
 
 // readFromRecorder is a writer with ReadFrom (as a connection's buffered writer has) that
@@ -49,15 +51,7 @@ func testExtentWriteTo(t *testing.T, sendfile bool) {
 	for i := range data {
 		data[i] = byte(i*31 + i>>13)
 	}
-	w, err := d.Extents().NewExtent(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Write(data)
-	id, err := w.Commit()
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := storetest.PutExtent(t, d.Extents(), data)
 	for _, c := range []struct{ off, n, read int64 }{
 		{0, -1, 0}, {1, mapWindow, 0}, {4095, 2*mapWindow + 1, 0}, {mapWindow - 1, 2, 0},
 		{7, mapWindow + 100, 5000}, {int64(len(data)) - 3, 3, 1},

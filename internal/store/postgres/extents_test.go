@@ -12,6 +12,7 @@ import (
 	"github.com/tablo/tablo/internal/store"
 	"github.com/tablo/tablo/internal/store/postgres"
 	"github.com/tablo/tablo/internal/store/postgres/pgtest"
+	"github.com/tablo/tablo/internal/store/storetest"
 )
 
 func openAbandon(t *testing.T, url string, age time.Duration) *postgres.DB {
@@ -218,14 +219,7 @@ func TestMigratesVersion1(t *testing.T) {
 	if v, err := db.Get(ctx, []byte("k")); err != nil || string(v) != "v" {
 		t.Fatalf("data after the migration: %q, %v", v, err)
 	}
-	w, err := db.Extents().NewExtent(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Write([]byte("bulk"))
-	if _, err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	storetest.PutExtent(t, db.Extents(), []byte("bulk"))
 	db.Close()
 	openAbandon(t, url, 0).Close()
 	var version int

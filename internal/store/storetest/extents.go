@@ -12,7 +12,8 @@ import (
 
 // The extents (bulk bytes) part of the contract.
 
-func putExtent(t *testing.T, e store.Extents, data []byte) uint64 {
+// PutExtent writes data as a new committed extent of e, in several writes, and returns its id.
+func PutExtent(t *testing.T, e store.Extents, data []byte) uint64 {
 	t.Helper()
 	w, err := e.NewExtent(context.Background())
 	if err != nil {
@@ -96,8 +97,8 @@ func testExtents(t *testing.T, s store.Store) {
 	for i := range data {
 		data[i] = byte(i*7 + i>>11)
 	}
-	a := putExtent(t, e, data)
-	b := putExtent(t, e, nil)
+	a := PutExtent(t, e, data)
+	b := PutExtent(t, e, nil)
 	if b <= a {
 		t.Fatalf("ids must increase: %d then %d", a, b)
 	}
@@ -161,7 +162,7 @@ func testExtents(t *testing.T, s store.Store) {
 	if m := listExtents(t, e); len(m) != 1 {
 		t.Fatalf("after delete ListExtents = %v", m)
 	}
-	if c := putExtent(t, e, []byte("x")); c <= b {
+	if c := PutExtent(t, e, []byte("x")); c <= b {
 		t.Errorf("id %d reused or decreasing (after %d)", c, b)
 	}
 }
