@@ -435,3 +435,39 @@ func TestConflictsKeepConnections(t *testing.T) {
 		t.Fatalf("the pool opened %d connections for %d slots: failed transactions cost their connections", n, conns)
 	}
 }
+
+// TestTxnSnapshotsDoNotExhaustThePool: Updates that each read a snapshot inside their
+// function, more of them at once than the pool has connections, all finish (a snapshot on
+// a second connection left every Update holding one connection and waiting for another).
+func TestTxnSnapshotsDoNotExhaustThePool(t *testing.T) {
+	const conns, workers = 2, 8
+	db, err := postgres.Open(ctx, postgres.Options{URL: pgtest.URL(t), MaxConns: conns, StatementTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			key := fmt.Appendf(nil, "w%d", w)
+			err := db.Update(ctx, nil, func(tx store.Txn) error {
+				if _, err := tx.Get(key); err != nil && !errors.Is(err, store.ErrNotFound) {
+					return err // the Update now holds its connection
+				}
+				snap, err := tx.Snapshot()
+				if err != nil {
+					return err
+				}
+				defer snap.Close()
+				if err := snap.Scan(ctx, []byte("w"), []byte("x"), func(k, v []byte) (bool, error) { return true, nil }); err != nil {
+					return err
+				}
+				return tx.Set(key, []byte("v"))
+			})
+			if err != nil {
+				t.Errorf("worker %d: %v", w, err)
+			}
+		})
+	}
+	wg.Wait()
+}

@@ -19,9 +19,11 @@ const (
 	maxBatch   = 4096
 )
 
-// snapshot is a store.Snapshot: one connection in a REPEATABLE READ READ ONLY transaction.
+// snapshot is a store.Snapshot: one connection in a REPEATABLE READ READ ONLY transaction,
+// or, while it is a Txn's snapshot and the Txn's function runs, the Txn's own transaction.
 type snapshot struct {
 	d      *DB
+	tx     *txn // set: reads go through the Txn (txn.Snapshot); conn is nil
 	conn   *pgxpool.Conn
 	begun  bool // BEGIN was sent (with the first statement)
 	public bool // counted in d.snapshots
@@ -72,6 +74,14 @@ func (d *DB) Snapshot(ctx context.Context) (store.Snapshot, error) {
 // query runs one statement in the snapshot's transaction (beginning it if needed) and hands
 // its rows to read; it returns how many rows read saw.
 func (s *snapshot) query(ctx context.Context, sql string, read func(pgx.Rows) error, args ...any) (int, error) {
+	if s.tx != nil {
+		if err := s.tx.check(); err != nil {
+			return 0, err // its Update failed or returned without it: nothing to read in
+		}
+		n := 0
+		err := s.tx.query(sql, func(rows pgx.Rows) error { n++; return read(rows) }, args...)
+		return n, err
+	}
 	var rows pgx.Rows
 	var br pgx.BatchResults
 	if !s.begun {
@@ -223,6 +233,9 @@ func (s *snapshot) Close() error {
 			s.d.snapshots.Done()
 		}
 	}()
+	if s.tx != nil {
+		return nil // the Txn's transaction is the Update's to end
+	}
 	var err error
 	if s.begun {
 		ctx, cancel := context.WithTimeout(context.Background(), s.d.timeout)

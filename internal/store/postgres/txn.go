@@ -187,6 +187,10 @@ func (d *DB) updateOnce(ctx context.Context, fn func(tx store.Txn) error) error 
 		t.rollback()
 		return ferr
 	}
+	if err := t.detachSnapshots(); err != nil {
+		t.rollback()
+		return err
+	}
 	return t.commit()
 }
 
@@ -216,6 +220,7 @@ type txn struct {
 	// for a deletion. ranges are the range deletions, in order.
 	over   map[string]*[]byte
 	ranges []keyRange
+	snaps  []*snapshot // from Snapshot, read in this transaction until detached
 }
 
 type keyRange struct{ start, end []byte } // end nil: unbounded
@@ -274,16 +279,15 @@ func (t *txn) query(sql string, read func(pgx.Rows) error, args ...any) error {
 	} else {
 		rows, err = t.conn.Query(t.ctx, sql, args...)
 	}
+	var rerr error // the callback's own error, returned as it is: it does not doom the Txn
 	if err == nil {
 		for rows.Next() {
-			if err = read(rows); err != nil {
+			if rerr = read(rows); rerr != nil {
 				break
 			}
 		}
 		rows.Close()
-		if err == nil {
-			err = rows.Err()
-		}
+		err = rows.Err()
 	}
 	if br != nil {
 		if cerr := br.Close(); err == nil {
@@ -293,7 +297,7 @@ func (t *txn) query(sql string, read func(pgx.Rows) error, args ...any) error {
 	if err != nil {
 		return t.fail("read", err)
 	}
-	return nil
+	return rerr
 }
 
 func (t *txn) Get(key []byte) ([]byte, error) {
@@ -402,20 +406,38 @@ func (t *txn) DeleteRange(start, end []byte) error {
 	return nil
 }
 
-// Snapshot implements store.Txn: a new read-only transaction on another connection, which
-// sees everything committed before it and none of this Txn's writes (they are not sent
-// before the commit). The Update's locks order it against this process's writers only.
+// Snapshot implements store.Txn. While fn runs, the snapshot reads in the Txn's own
+// transaction: it sees none of the Txn's writes (they are not sent before the commit), and
+// it takes no second connection, which a pool's worth of concurrent Updates would otherwise
+// wait for forever while each holds one. A snapshot still open when fn returns moves to a
+// connection of its own before the commit (detach).
 func (t *txn) Snapshot() (store.Snapshot, error) {
 	if err := t.check(); err != nil {
 		return nil, err
 	}
-	s, err := t.d.openSnapshot(t.ctx, true)
-	if err != nil {
-		return nil, err
-	}
-	s.public = true
+	s := &snapshot{d: t.d, tx: t, public: true}
+	t.snaps = append(t.snaps, s)
 	t.d.snapshots.Add(1)
 	return s, nil
+}
+
+// detachSnapshots gives each snapshot of the Txn still open a transaction of its own, taken
+// before the commit and while the Update's locks are held, so that it outlives the Update
+// as the store.Txn contract says. (Only the column cache keeps a Txn's snapshot, and it is
+// off on shared stores; that acquisition is the one place an Update waits for a second
+// connection.)
+func (t *txn) detachSnapshots() error {
+	for _, s := range t.snaps {
+		if s.closed || s.tx == nil {
+			continue
+		}
+		own, err := t.d.openSnapshot(t.ctx, true)
+		if err != nil {
+			return err
+		}
+		s.tx, s.conn, s.begun = nil, own.conn, own.begun
+	}
+	return nil
 }
 
 // commit sends the writes with the COMMIT (and the BEGIN, if no read sent it).
