@@ -74,3 +74,25 @@ func TestErrorEnvelopePerService(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderFoldLookup: with header names kept as sent, lookups match names ASCII
+// case-insensitively, and only letters fold ('^' and '~' differ by the same bit as 'a' and
+// 'A' but are different token characters).
+func TestHeaderFoldLookup(t *testing.T) {
+	var h fasthttp.RequestHeader
+	h.DisableNormalizing()
+	h.Set("x-ms-range", "bytes=0-1")
+	h.Set("x-ms-a^", "caret")
+	r := Header{H: &h, Fold: true}
+	for key, want := range map[string]string{
+		"X-Ms-Range": "bytes=0-1", "x-ms-range": "bytes=0-1", "X-MS-RANGE": "bytes=0-1",
+		"X-Ms-Rang": "", "X-Ms-Ranges": "", "X-Ms-A^": "caret", "X-Ms-A~": "", "x-ms-a~": "",
+	} {
+		if got := r.Get(key); got != want {
+			t.Errorf("Get(%q) = %q, want %q", key, got, want)
+		}
+	}
+	if got := r.Values("X-MS-RANGE"); len(got) != 1 || got[0] != "bytes=0-1" {
+		t.Errorf("Values = %q", got)
+	}
+}
