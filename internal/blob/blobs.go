@@ -190,19 +190,26 @@ func (s *Service) checkWrite(old *Blob, cond Cond, now int64, create bool) error
 }
 
 // Get returns a blob's record for reading (conditions and lease id checked). Missing →
-// BlobNotFound.
+// BlobNotFound. The record's slices (blocks, pages, metadata, inline bytes) may be shared
+// with a cache of decoded records: callers must not modify them in place.
 func (s *Service) Get(ctx context.Context, r Ref, cond Cond) (*Blob, error) {
 	c, err := s.GetContainer(ctx, r.Account, r.Container)
 	if err != nil {
 		return nil, err
 	}
-	b, err := getBlob(func(k []byte) ([]byte, error) { return s.st.Get(ctx, k) }, c.ID, r.Name, r.Snapshot)
+	k := keys.Blob(c.ID, r.Name, r.Snapshot)
+	v, err := s.st.Get(ctx, k)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, azerr.New(azerr.BlobNotFound)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if b == nil {
-		return nil, azerr.New(azerr.BlobNotFound)
+	b, err := s.blobs.get(k, v)
+	if err != nil {
+		return nil, err
 	}
+	b.Name, b.Snapshot = r.Name, r.Snapshot
 	if err := b.Lease.checkRead(s.Now(), cond.LeaseID); err != nil {
 		return nil, err
 	}

@@ -42,8 +42,10 @@ type Service struct {
 	log *slog.Logger
 	clk clock
 	gc  collector
-	// containers caches decoded container records (containercache.go).
-	containers containerCache
+	// containers and blobs cache decoded records (recordcache.go); blobs only for reads
+	// (Get), whose callers do not modify what they get in place.
+	containers *recordCache[Container]
+	blobs      *recordCache[Blob]
 	stop       chan struct{}
 	done       sync.WaitGroup
 	close      sync.Once
@@ -63,7 +65,7 @@ func New(st store.Store, o Options) *Service {
 	if o.BlockExpiry == 0 {
 		o.BlockExpiry = 7 * 24 * time.Hour
 	}
-	s := &Service{st: st, ext: st.Extents(), log: o.Logger, stop: make(chan struct{})}
+	s := &Service{st: st, ext: st.Extents(), log: o.Logger, stop: make(chan struct{}), containers: newContainerCache(), blobs: newBlobCache()}
 	s.clk.now = o.Now
 	var grace time.Duration
 	if store.TraitsOf(st).Shared {
@@ -107,7 +109,7 @@ func (s *Service) getContainer(get func([]byte) ([]byte, error), account, name s
 	if err != nil {
 		return nil, err
 	}
-	return s.containers.decode(string(k), v)
+	return s.containers.get(k, v)
 }
 
 // CreateContainer creates a container (409 ContainerAlreadyExists if it exists).
