@@ -94,3 +94,47 @@ func TestBlobCacheNeverStale(t *testing.T) {
 		t.Fatal("a deleted blob was still found")
 	}
 }
+
+// TestPutAsksForSweepOnlyForGarbage: a Put Blob over a blob kept inline frees nothing and
+// does not wake the sweep (which reads every blob record); one over a blob with an extent,
+// or one that drops staged blocks, does.
+func TestPutAsksForSweepOnlyForGarbage(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openService(t, "", nil)
+	if _, err := s.CreateContainer(ctx, "a", "cnt", "", nil); err != nil {
+		t.Fatal(err)
+	}
+	r := Ref{Account: "a", Container: "cnt", Name: "b"}
+	put := func(n int) {
+		t.Helper()
+		if _, err := s.Put(ctx, r, PutRequest{Type: BlockBlob, Body: body(make([]byte, n))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	poked := func() bool {
+		select {
+		case <-s.gc.pokeCh:
+			return true
+		default:
+			return false
+		}
+	}
+	put(1024)
+	put(1024)
+	if poked() {
+		t.Fatal("a Put Blob over an inline blob asked for a sweep")
+	}
+	put(inlineMax + 1)
+	put(1024)
+	if !poked() {
+		t.Fatal("a Put Blob over a blob with an extent did not ask for a sweep")
+	}
+	if _, err := s.PutBlock(ctx, r, "QUFB", body([]byte("x")), Cond{}); err != nil {
+		t.Fatal(err)
+	}
+	poked()
+	put(1024)
+	if !poked() {
+		t.Fatal("a Put Blob that dropped a staged block did not ask for a sweep")
+	}
+}
