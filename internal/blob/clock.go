@@ -1,7 +1,6 @@
 package blob
 
 import (
-	"fmt"
 	"sync/atomic"
 	"time"
 )
@@ -24,8 +23,23 @@ func (c *clock) tick() int64 {
 	}
 }
 
-// etagOf renders a tick as Azure's ETag: quoted 0x and 15 upper-case hex digits.
-func etagOf(tick int64) string { return fmt.Sprintf("\"0x%015X\"", uint64(tick)) }
+// etagOf renders a tick as Azure's ETag: quoted 0x and at least 15 upper-case hex digits
+// (what "0x%015X" prints; fmt cost 2% of a 1 KiB Get Blob's CPU).
+func etagOf(tick int64) string {
+	const digits = "0123456789ABCDEF"
+	var b [20]byte // '"', "0x", up to 16 digits, '"'
+	i := len(b) - 1
+	b[i] = '"'
+	v := uint64(tick)
+	for n := 0; n < 15 || v != 0; n++ {
+		i--
+		b[i] = digits[v&0xF]
+		v >>= 4
+	}
+	i -= 3
+	b[i], b[i+1], b[i+2] = '"', '0', 'x'
+	return string(b[i:])
+}
 
 // timeOf turns ticks back into a time.
 func timeOf(tick int64) time.Time { return time.Unix(0, tick*100).UTC() }
