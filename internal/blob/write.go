@@ -84,15 +84,13 @@ func (s *Service) write(ctx context.Context, b Body, whole bool) (w written, err
 				s.gc.unhold(ew.ID())
 			}
 		}()
+		bp := chunkPool.Get().(*[]byte)
+		defer chunkPool.Put(bp)
 		src := b.R
 		if b.Size >= 0 {
 			src = io.LimitReader(b.R, b.Size)
 		}
-		var hw io.Writer
-		if len(sums) > 0 {
-			hw = hashes
-		}
-		n, err := copyHashing(ew, src, hw, b.Size)
+		n, err := io.CopyBuffer(io.MultiWriter(ew, hashes), readerOnly{src}, *bp)
 		if err != nil {
 			return w, bodyErr(err)
 		}
