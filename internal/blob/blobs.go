@@ -77,8 +77,10 @@ type PutRequest struct {
 	Tier   string
 	Cond   Cond
 	Body   Body
-	// PageSize is a page blob's x-ms-blob-content-length.
-	PageSize int64
+	// PageSize is a page blob's x-ms-blob-content-length, Seq its x-ms-blob-sequence-number.
+	PageSize, Seq int64
+	// Tags are x-ms-tags.
+	Tags Tags
 }
 
 // Put is Put Blob: it replaces the blob entirely and drops its uncommitted blocks.
@@ -127,13 +129,14 @@ func (s *Service) Put(ctx context.Context, r Ref, p PutRequest) (*Blob, error) {
 			return nil, err
 		}
 		nb := s.fresh(old, p.Type, p.Props, p.Meta, p.Tier)
+		nb.Tags = p.Tags
 		if !p.SetMD5 && p.Type == BlockBlob {
 			nb.Props.ContentMD5 = w.md5
 		}
 		nb.Size = w.size
 		switch {
 		case p.Type == PageBlob:
-			nb.Size = p.PageSize
+			nb.Size, nb.Seq = p.PageSize, p.Seq
 		case w.ext != 0:
 			nb.Blocks = []Block{{Size: w.size, Ext: w.ext}}
 		default:
@@ -181,12 +184,18 @@ func (s *Service) checkWrite(old *Blob, cond Cond, now int64, create bool) error
 		if cond.LeaseID != "" {
 			return azerr.New(azerr.LeaseNotPresentWithBlobOperation)
 		}
+		if cond.IfTags != nil {
+			return azerr.New(azerr.ConditionNotMet)
+		}
 		return cond.check(false, "", 0, false, create)
 	}
 	if err := old.Lease.checkWrite(now, cond.LeaseID, false); err != nil {
 		return err
 	}
-	return cond.check(true, old.ETag(), old.Modified, false, create)
+	if err := cond.check(true, old.ETag(), old.Modified, false, create); err != nil {
+		return err
+	}
+	return cond.checkTags(old.Tags)
 }
 
 // Get returns a blob's record for reading (conditions and lease id checked). Missing →
@@ -207,6 +216,9 @@ func (s *Service) Get(ctx context.Context, r Ref, cond Cond) (*Blob, error) {
 		return nil, err
 	}
 	if err := cond.check(true, b.ETag(), b.Modified, true, false); err != nil {
+		return nil, err
+	}
+	if err := cond.checkTags(b.Tags); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -266,6 +278,9 @@ func (s *Service) Lease(ctx context.Context, r Ref, lr LeaseRequest, cond Cond) 
 		}
 		cond.LeaseID = ""
 		if err := cond.check(true, old.ETag(), old.Modified, false, false); err != nil {
+			return nil, err
+		}
+		if err := cond.checkTags(old.Tags); err != nil {
 			return nil, err
 		}
 		var err error
@@ -351,6 +366,9 @@ func (s *Service) Snapshot(ctx context.Context, r Ref, meta Meta, setMeta bool, 
 			return nil, err
 		}
 		if err := cond.check(true, old.ETag(), old.Modified, false, false); err != nil {
+			return nil, err
+		}
+		if err := cond.checkTags(old.Tags); err != nil {
 			return nil, err
 		}
 		snap = s.clk.tick()

@@ -73,6 +73,9 @@ func (s *Server) putBlob(c *call) error {
 		return azerr.New(azerr.RequestBodyTooLarge)
 	}
 	p := blob.PutRequest{Type: typ, Meta: c.meta(), Body: body}
+	if p.Tags, err = c.tagsHeader(); err != nil {
+		return err
+	}
 	if p.Props, p.SetMD5, err = c.props(); err != nil {
 		return err
 	}
@@ -167,6 +170,9 @@ func (s *Server) putBlockList(c *call) error {
 		return err
 	}
 	p := blob.PutRequest{Type: blob.BlockBlob, Meta: c.meta()}
+	if p.Tags, err = c.tagsHeader(); err != nil {
+		return err
+	}
 	if p.Props, p.SetMD5, err = c.props(); err != nil {
 		return err
 	}
@@ -537,6 +543,9 @@ func (s *Server) copyBlob(c *call) error {
 	}
 	req := blob.CopyRequest{Source: src, SourceURL: srcURL, Meta: c.meta(), CopyID: newCopyID()}
 	req.SetMeta = len(req.Meta) > 0
+	if req.Tags, err = c.tagsHeader(); err != nil {
+		return err
+	}
 	if req.Tier, err = c.tier(); err != nil {
 		return err
 	}
