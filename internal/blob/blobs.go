@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/keys"
@@ -232,13 +233,54 @@ func (s *Service) existing(old *Blob, cond Cond, now int64) error {
 	return s.checkWrite(old, cond, now, false)
 }
 
-// SetProperties replaces the six content properties (unsent ones are cleared).
-func (s *Service) SetProperties(ctx context.Context, r Ref, props Props, cond Cond) (*Blob, error) {
+// SetPropsRequest is Set Blob Properties.
+type SetPropsRequest struct {
+	Props Props
+	// KeepProps leaves the content properties alone: the request carried none of them, only
+	// a page blob's resize or sequence number headers.
+	KeepProps bool
+	// Resize is a page blob's new x-ms-blob-content-length (-1: unchanged).
+	Resize int64
+	// SeqAction is x-ms-sequence-number-action ("": none; max, update or increment) and Seq
+	// its x-ms-blob-sequence-number.
+	SeqAction string
+	Seq       int64
+}
+
+// SetProperties replaces the six content properties (unsent ones are cleared) and, for a
+// page blob, resizes it and sets its sequence number.
+func (s *Service) SetProperties(ctx context.Context, r Ref, p SetPropsRequest, cond Cond) (*Blob, error) {
+	if p.Resize >= 0 && p.Resize%pageSize != 0 {
+		return nil, azerr.New(azerr.InvalidHeaderValue)
+	}
 	return s.update(ctx, r, func(_ store.Txn, _ *Container, old *Blob, now int64) (*Blob, error) {
 		if err := s.existing(old, cond, now); err != nil {
 			return nil, err
 		}
-		old.Props, old.Modified = props, s.clk.tick()
+		if (p.Resize >= 0 || p.SeqAction != "") && old.Type != PageBlob {
+			return nil, azerr.New(azerr.InvalidBlobType)
+		}
+		if !p.KeepProps {
+			old.Props = p.Props
+		}
+		if p.Resize >= 0 {
+			if p.Resize < old.Size {
+				old.Pages = cut(old.Pages, p.Resize, old.Size-p.Resize)
+			}
+			old.Size = p.Resize
+		}
+		switch p.SeqAction {
+		case "max":
+			old.Seq = max(old.Seq, p.Seq)
+		case "update":
+			old.Seq = p.Seq
+		case "increment":
+			if old.Seq == math.MaxInt64 {
+				return nil, azerr.New(azerr.InvalidHeaderValue)
+			}
+			old.Seq++
+		}
+		old.Modified = s.clk.tick()
 		return old, nil
 	})
 }
