@@ -223,8 +223,9 @@ func TestBlobPageResize(t *testing.T) {
 
 // Get Page Ranges with prevsnapshot: pages written since the snapshot are PageRange, pages
 // cleared since are ClearRange; unchanged pages are absent.
-func TestBlobPageRangesDiff(t *testing.T) {
-	ts := startServer(t)
+func TestBlobPageRangesDiff(t *testing.T) { pageDiffChecks(t, startServer(t)) }
+
+func pageDiffChecks(t *testing.T, ts *testServer) {
 	ctx := context.Background()
 	c := blobClient(t, ts)
 	cc := c.ServiceClient().NewContainerClient("diff")

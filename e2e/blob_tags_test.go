@@ -14,6 +14,9 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
+
+	"github.com/tablo/tablo/internal/auth"
+	"github.com/tablo/tablo/internal/config"
 )
 
 // blobAccountSAS is an account SAS query string allowing everything, for raw requests.
@@ -242,8 +245,16 @@ func TestBlobIfTags(t *testing.T) {
 }
 
 // Find Blobs by Tags in the account and in a container, with paging and @container.
-func TestBlobFindByTags(t *testing.T) {
-	ts := startServer(t)
+func TestBlobFindByTags(t *testing.T) { findByTagsChecks(t, startServer(t)) }
+
+// The in-memory engine keeps tags, sequence numbers and page diffs as the others do.
+func TestBlobTagsAndPagesInMemory(t *testing.T) {
+	ts := startServerConfig(t, config.Config{Host: "127.0.0.1", InMemory: true, Accounts: []auth.Account{auth.DevAccount()}})
+	findByTagsChecks(t, ts)
+	pageDiffChecks(t, ts)
+}
+
+func findByTagsChecks(t *testing.T, ts *testServer) {
 	ctx := context.Background()
 	c := blobClient(t, ts)
 	for _, name := range []string{"finda", "findb"} {
