@@ -209,6 +209,22 @@ func TestBlobPageResize(t *testing.T) {
 	if err != nil || len(p.PageList.PageRange) != 1 || *p.PageList.PageRange[0].End != 1023 {
 		t.Errorf("page ranges after resize: %v", err)
 	}
+	// Resize alone keeps the content properties; with a content header it replaces them all.
+	if _, err := pb.SetHTTPHeaders(ctx, blob.HTTPHeaders{BlobContentType: to.Ptr("application/x-disk"), BlobContentLanguage: to.Ptr("en")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pb.Resize(ctx, 3072, nil); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := pb.GetProperties(ctx, nil); p.ContentType == nil || *p.ContentType != "application/x-disk" || p.ContentLanguage == nil {
+		t.Errorf("resize changed the content properties: %v %v", p.ContentType, p.ContentLanguage)
+	}
+	if status, _, _ := rawBlob(t, ts, "PUT", "/resize/disk?comp=properties", "", "x-ms-blob-content-length", "3072", "x-ms-blob-content-type", "text/plain"); status != 200 {
+		t.Fatalf("resize with a content type: %d", status)
+	}
+	if p, _ := pb.GetProperties(ctx, nil); p.ContentType == nil || *p.ContentType != "text/plain" || p.ContentLanguage != nil {
+		t.Errorf("resize with a content header kept old properties: %v %v", p.ContentType, p.ContentLanguage)
+	}
 	if _, err := pb.Resize(ctx, 1000, nil); !bloberror.HasCode(err, bloberror.InvalidHeaderValue) {
 		t.Errorf("resize to a size not a multiple of 512: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
@@ -99,7 +100,11 @@ func TestBlobTags(t *testing.T) {
 		t.Errorf("tags not replaced: %v", tagsMap(got.BlobTagSet))
 	}
 	// Put Block List and Copy take x-ms-tags too; a Put Blob without it clears them.
-	if _, err := c.UploadStream(ctx, "tags", "two", strings.NewReader("streamed"), &azblob.UploadStreamOptions{Tags: map[string]string{"k": "w"}}); err != nil {
+	bb := cc.NewBlockBlobClient("two")
+	if _, err := bb.StageBlock(ctx, "YmxvY2sx", streamOf([]byte("staged")), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bb.CommitBlockList(ctx, []string{"YmxvY2sx"}, &blockblob.CommitBlockListOptions{Tags: map[string]string{"k": "w"}}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := cc.NewBlobClient("two").GetTags(ctx, nil); len(got.BlobTagSet) != 1 || *got.BlobTagSet[0].Value != "w" {
@@ -286,11 +291,14 @@ func findByTagsChecks(t *testing.T, ts *testServer) {
 	if strings.Join(names, ",") != "finda/x2,finda/x3,findb/x2,findb/x3" {
 		t.Errorf("found %v", names)
 	}
-	// Paging: one at a time, every match once.
+	if r, err := svc.FilterBlobs(ctx, `kind = 'log' AND @container = 'findb' AND day < '2020-05-02'`, nil); err != nil || len(r.Blobs) != 1 || *r.Blobs[0].ContainerName != "findb" {
+		t.Errorf("find with @container: %v %v", r.Blobs, err)
+	}
+	// Paging: two at a time across both containers, every match once.
 	var paged []string
-	opts := &service.FilterBlobsOptions{MaxResults: to.Ptr[int32](1)}
+	opts := &service.FilterBlobsOptions{MaxResults: to.Ptr[int32](2)}
 	for {
-		r, err := svc.FilterBlobs(ctx, `kind = 'log' AND @container = 'findb'`, opts)
+		r, err := svc.FilterBlobs(ctx, `kind = 'log'`, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -302,7 +310,7 @@ func findByTagsChecks(t *testing.T, ts *testServer) {
 		}
 		opts.Marker = r.NextMarker
 	}
-	if strings.Join(paged, ",") != "findb/x1,findb/x2,findb/x3" {
+	if strings.Join(paged, ",") != "finda/x1,finda/x2,finda/x3,findb/x1,findb/x2,findb/x3" {
 		t.Errorf("paged %v", paged)
 	}
 	cr, err := svc.NewContainerClient("finda").FilterBlobs(ctx, `day < '2020-05-02'`, nil)
