@@ -344,9 +344,6 @@ func (s *Server) getBlob(c *call) error {
 	if hasRange && (!rg.Suffix) {
 		if rg.Start >= b.Size {
 			h.Set("Content-Range", "bytes */"+strconv.FormatInt(b.Size, 10))
-			for _, k := range []string{"Etag", "Last-Modified"} {
-				_ = k
-			}
 			return azerr.New(azerr.InvalidRange)
 		}
 		end := b.Size - 1
