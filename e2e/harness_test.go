@@ -21,6 +21,7 @@ import (
 	"github.com/tablo/tablo/internal/app"
 	"github.com/tablo/tablo/internal/auth"
 	"github.com/tablo/tablo/internal/config"
+	"github.com/tablo/tablo/internal/store/postgres"
 	"github.com/tablo/tablo/internal/store/postgres/pgtest"
 )
 
@@ -78,6 +79,9 @@ func startServerArgs(t testing.TB, args ...string) *testServer {
 func startServerConfig(t testing.TB, cfg config.Config) *testServer {
 	t.Helper()
 	log, errs := serverLogger(t)
+	// On PostgreSQL every path is checked for a connection held while another is acquired
+	// (the deadlock of a full pool); a report fails the test even if it expects errors.
+	cfg.PostgresCheckNesting = cfg.PostgresURL != ""
 	a, err := app.Start(context.Background(), cfg, log)
 	if err != nil {
 		t.Fatal(err)
@@ -106,6 +110,7 @@ type errorWatch struct {
 	mu       sync.Mutex
 	expected bool
 	records  []string
+	nested   []string // the PostgreSQL engine's reports of a nested acquisition: never expected
 }
 
 func (w *errorWatch) expect() {
@@ -126,11 +131,17 @@ func (w *errorWatch) add(r slog.Record) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.records = append(w.records, b.String())
+	if r.Message == postgres.NestingMessage {
+		w.nested = append(w.nested, b.String())
+	}
 }
 
 func (w *errorWatch) check(t testing.TB) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if len(w.nested) > 0 {
+		t.Errorf("%d nested connection acquisition(s) (the stack is in the server log); first: %s", len(w.nested), w.nested[0])
+	}
 	if len(w.records) > 0 && !w.expected {
 		t.Errorf("the server logged %d unexpected error(s) (a test that provokes them must call expectServerErrors); first: %s", len(w.records), w.records[0])
 	}
