@@ -44,10 +44,7 @@ func TestPostgresPoolOfOneReadsInsideUpdates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk := &testClock{}
-	clk.ns.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
-	s := New(db, Options{Now: clk.now, ReapInterval: -1})
-	t.Cleanup(func() { s.Close(); db.Close() })
+	s, clk := newServiceOn(t, db)
 	mustCreate(t, s, "old")
 	e, err := s.resolve(ctx, acct, "old")
 	if err != nil {
@@ -59,22 +56,7 @@ func TestPostgresPoolOfOneReadsInsideUpdates(t *testing.T) {
 		{seq: 11, inserted: now, expires: now + int64(time.Second), visibleAt: now, receipt: 2, text: "expiring"},
 	}
 	// Messages of the earlier layout, and no count key (as a queue written before counts).
-	if err := s.st.Update(ctx, nil, func(tx store.Txn) error {
-		for _, m := range old {
-			if err := tx.Set(keys.QueueMessage(e.id, m.seq), m.encode()); err != nil {
-				return err
-			}
-			if err := tx.Set(keys.QueueVisible(e.id, m.visibleAt, m.seq), nil); err != nil {
-				return err
-			}
-			if err := tx.Set(keys.QueueExpiry(m.expires, e.id, m.seq), nil); err != nil {
-				return err
-			}
-		}
-		return tx.Delete(keys.QueueCount(e.id))
-	}); err != nil {
-		t.Fatal(err)
-	}
+	writeEarlierLayout(t, s, e.id, old, func(tx store.Txn) error { return tx.Delete(keys.QueueCount(e.id)) })
 	s.DropCaches()
 	call := func(what string, err error) {
 		t.Helper()
