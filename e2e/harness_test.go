@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,6 +22,7 @@ import (
 	"github.com/tablo/tablo/internal/app"
 	"github.com/tablo/tablo/internal/auth"
 	"github.com/tablo/tablo/internal/config"
+	"github.com/tablo/tablo/internal/store/postgres"
 	"github.com/tablo/tablo/internal/store/postgres/pgtest"
 )
 
@@ -78,6 +80,12 @@ func startServerArgs(t testing.TB, args ...string) *testServer {
 func startServerConfig(t testing.TB, cfg config.Config) *testServer {
 	t.Helper()
 	log, errs := serverLogger(t)
+	// On PostgreSQL every path is checked for a connection held while another is acquired
+	// (the deadlock of a full pool); a report fails the test even if it expects errors.
+	cfg.PostgresCheckNesting = cfg.PostgresURL != ""
+	if n, err := strconv.Atoi(os.Getenv(poolEnv)); err == nil && cfg.PostgresURL != "" && cfg.PostgresPoolSize == 0 {
+		cfg.PostgresPoolSize = n
+	}
 	a, err := app.Start(context.Background(), cfg, log)
 	if err != nil {
 		t.Fatal(err)
@@ -106,6 +114,7 @@ type errorWatch struct {
 	mu       sync.Mutex
 	expected bool
 	records  []string
+	nested   []string // the PostgreSQL engine's reports of a nested acquisition: never expected
 }
 
 func (w *errorWatch) expect() {
@@ -126,11 +135,17 @@ func (w *errorWatch) add(r slog.Record) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.records = append(w.records, b.String())
+	if r.Message == postgres.NestingMessage {
+		w.nested = append(w.nested, b.String())
+	}
 }
 
 func (w *errorWatch) check(t testing.TB) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if len(w.nested) > 0 {
+		t.Errorf("%d nested connection acquisition(s) (the stack is in the server log); first: %s", len(w.nested), w.nested[0])
+	}
 	if len(w.records) > 0 && !w.expected {
 		t.Errorf("the server logged %d unexpected error(s) (a test that provokes them must call expectServerErrors); first: %s", len(w.records), w.records[0])
 	}
@@ -169,6 +184,10 @@ func (ts *testServer) stop(t testing.TB) {
 // data directory) or "postgres" (a private schema in TABLO_TEST_POSTGRES_URL per data
 // directory, so that a restart on the same directory finds the same data).
 const engineEnv = "TABLO_E2E_ENGINE"
+
+// poolEnv, when set, is the connection pool size of every test server on PostgreSQL (1 makes
+// any request that holds a connection while it asks for another deadlock, not just report).
+const poolEnv = "TABLO_E2E_POSTGRES_POOL"
 
 var (
 	pgSchemasMu sync.Mutex
@@ -304,26 +323,29 @@ func (r *recordingTB) finish() {
 }
 
 // TestHarnessFailsOnServerErrors: an Error-level server record fails the test unless the test
-// declared it expects errors; warnings never do.
+// declared it expects errors (the engine's report of a nested connection acquisition fails it
+// even then); warnings never do.
 func TestHarnessFailsOnServerErrors(t *testing.T) {
 	for _, tt := range []struct {
 		level    slog.Level
+		msg      string
 		expected bool
 		fails    bool
 	}{
-		{slog.LevelError, false, true},
-		{slog.LevelError, true, false},
-		{slog.LevelWarn, false, false},
+		{slog.LevelError, "request", false, true},
+		{slog.LevelError, "request", true, false},
+		{slog.LevelWarn, "request", false, false},
+		{slog.LevelError, postgres.NestingMessage, true, true},
 	} {
 		r := &recordingTB{TB: t}
 		log, w := serverLogger(r)
 		if tt.expected {
 			(&testServer{errs: w}).expectServerErrors()
 		}
-		log.With("request_id", "x").Log(context.Background(), tt.level, "request", "status", 500)
+		log.With("request_id", "x").Log(context.Background(), tt.level, tt.msg, "status", 500)
 		r.finish()
 		if got := len(r.failures) > 0; got != tt.fails {
-			t.Errorf("level %v, expected %v: failed %v (%q)", tt.level, tt.expected, got, r.failures)
+			t.Errorf("level %v, %q, expected %v: failed %v (%q)", tt.level, tt.msg, tt.expected, got, r.failures)
 		}
 	}
 }

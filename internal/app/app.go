@@ -200,7 +200,7 @@ func openPostgres(ctx context.Context, cfg config.Config, log *slog.Logger) (sto
 	for {
 		db, err := postgres.Open(ctx, postgres.Options{
 			URL: cfg.PostgresURL, MaxConns: int32(cfg.PostgresPoolSize),
-			StatementTimeout: cfg.PostgresStatementTimeout, Logger: log,
+			StatementTimeout: cfg.PostgresStatementTimeout, Logger: log, CheckNesting: cfg.PostgresCheckNesting,
 		})
 		if err == nil {
 			return db, nil

@@ -61,6 +61,10 @@ type Config struct {
 	PostgresURL              string
 	PostgresPoolSize         int
 	PostgresStatementTimeout time.Duration
+	// PostgresCheckNesting (no flag; tests) makes the engine log an Error whenever a
+	// goroutine holding a pooled connection asks for another: a deadlock once the pool is
+	// full (postgres.Options.CheckNesting).
+	PostgresCheckNesting bool
 
 	// Operations: TLS, OAuth and the admin listener (see ops.go).
 	Ops

@@ -318,11 +318,23 @@ func addHash(h hash.Hash64, k, v []byte) {
 	h.Write(v)
 }
 
+// sourceConns is the pool of a PostgreSQL source: its snapshot and one extent read.
+const sourceConns = 2
+
 // open opens spec; a source data directory must already hold a Pebble database (Pebble
 // would create an empty one). Pebble refuses a directory a running Tablo holds.
 func open(ctx context.Context, spec string, source bool) (store.Store, error) {
 	if IsPostgres(spec) {
-		db, err := postgres.Open(ctx, postgres.Options{URL: spec})
+		o := postgres.Options{URL: spec}
+		if source {
+			// The copy holds the source's snapshot (one connection) from start to end, and
+			// reads each extent the records name meanwhile (one more connection, one
+			// statement at a time: the copy is sequential). Keeping the one snapshot is the
+			// point, so the pool is sized for the second connection, whatever the URL says
+			// (pool_max_conns=1 would otherwise wait for a connection only the copy frees).
+			o.MaxConns = sourceConns
+		}
+		db, err := postgres.Open(ctx, o)
 		if err != nil {
 			return nil, fmt.Errorf("migrate: %s: %w", redact(spec), err)
 		}

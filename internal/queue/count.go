@@ -32,7 +32,10 @@ func (s *Service) addCount(ctx context.Context, tx store.Txn, qid uint64, delta 
 		// On a shared store other processes change the count: it is read inside the
 		// transaction every time (a serializable read-modify-write).
 		var err error
-		if c, err = s.readCount(ctx, tx.Get, qid); err != nil {
+		scan := func(ctx context.Context, start, end []byte, fn func(k, v []byte) (bool, error)) error {
+			return txnScan(ctx, tx, start, end, fn)
+		}
+		if c, err = s.readCount(ctx, tx.Get, scan, qid); err != nil {
 			return err
 		}
 	}
@@ -45,8 +48,10 @@ func (s *Service) addCount(ctx context.Context, tx store.Txn, qid uint64, delta 
 }
 
 // readCount reads queue qid's committed count through get. A queue written before counts
-// were kept has no count key: its messages are counted once (the next write stores it).
-func (s *Service) readCount(ctx context.Context, get func([]byte) ([]byte, error), qid uint64) (int64, error) {
+// were kept has no count key: its messages are counted once through scan (the next write
+// stores it); inside an Update both read through the Txn.
+func (s *Service) readCount(ctx context.Context, get func([]byte) ([]byte, error),
+	scan func(ctx context.Context, start, end []byte, fn func(k, v []byte) (bool, error)) error, qid uint64) (int64, error) {
 	v, err := get(keys.QueueCount(qid))
 	if err == nil && len(v) == 8 {
 		return int64(binary.BigEndian.Uint64(v)), nil
@@ -56,7 +61,7 @@ func (s *Service) readCount(ctx context.Context, get func([]byte) ([]byte, error
 	}
 	var n int64
 	prefix := keys.QueueVisiblePrefix(qid)
-	err = s.st.Scan(ctx, prefix, keys.PrefixEnd(prefix), func(_, _ []byte) (bool, error) {
+	err = scan(ctx, prefix, keys.PrefixEnd(prefix), func(_, _ []byte) (bool, error) {
 		n++
 		return true, nil
 	})

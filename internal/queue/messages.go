@@ -225,8 +225,9 @@ func checkCount(n int) error {
 type reader struct {
 	scan func(ctx context.Context, start, end []byte, fn func(k, v []byte) (bool, error)) error
 	// recheck, when set, reads the entries the scan found again (ascending keys, in one
-	// call: Txn.Lookup), and only those it finds count: on a shared store the scan runs
-	// outside the transaction and the recheck inside it.
+	// call: Txn.Lookup), and only those it finds count: on a shared store the scan reads the
+	// Txn's snapshot, which the contract does not make part of the transaction's reads, and
+	// the recheck reads inside the transaction.
 	recheck func(keys [][]byte, fn func(i int, value []byte, found bool) error) error
 }
 
@@ -331,10 +332,15 @@ func (s *Service) GetMessages(ctx context.Context, account, name string, n int, 
 		var expired int64
 		r := s.storeReader()
 		if s.shared {
-			// The index is read outside the transaction, but each entry taken is read again
-			// inside it: one another process took after that read is gone and skipped, and
-			// two processes taking the same message both read and write its key, so the
-			// database lets only one of them commit.
+			// The index is read through the Txn's snapshot (on a pooled engine, a scan of
+			// the store would wait for a second connection while this Update holds one),
+			// and each entry taken is read again through the Txn itself: one another
+			// process took after the snapshot is gone and skipped, and two processes taking
+			// the same message both read and write its key, so the database lets only one
+			// of them commit.
+			r.scan = func(ctx context.Context, start, end []byte, fn func(k, v []byte) (bool, error)) error {
+				return txnScan(ctx, tx, start, end, fn)
+			}
 			r.recheck = func(ks [][]byte, fn func(int, []byte, bool) error) error {
 				return tx.Lookup(ks, store.ExpectPresent, fn)
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/keys"
+	"github.com/tablo/tablo/internal/store"
 	pebblestore "github.com/tablo/tablo/internal/store/pebble"
 )
 
@@ -25,6 +26,13 @@ func newService(t testing.TB, inMemory bool) (*Service, *testClock) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newServiceOn(t, db)
+}
+
+// newServiceOn returns a Service on db (closed with it at cleanup), its clock at a fixed
+// instant and its reaper off.
+func newServiceOn(t testing.TB, db store.Store) (*Service, *testClock) {
+	t.Helper()
 	clk := &testClock{}
 	clk.ns.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
 	s := New(db, Options{Now: clk.now, ReapInterval: -1})

@@ -118,7 +118,7 @@ func (s *Service) GetProperties(ctx context.Context, account, name string) (Prop
 	if q == nil {
 		return Properties{}, errQueueNotFound
 	}
-	n, err := s.readCount(ctx, func(k []byte) ([]byte, error) { return s.st.Get(ctx, k) }, q.id)
+	n, err := s.readCount(ctx, func(k []byte) ([]byte, error) { return s.st.Get(ctx, k) }, s.st.Scan, q.id)
 	return Properties{Metadata: q.md, ApproximateCount: int(n)}, err
 }
 

@@ -43,7 +43,9 @@ func (s *Service) upgradeQueue(ctx context.Context, qid uint64) error {
 		// Move a batch under the queue's lock, then look again.
 		err := s.st.Update(ctx, []store.Lock{queueLock(qid)}, func(tx store.Txn) error {
 			var ms []*message
-			err := s.st.Scan(ctx, prefix, keys.PrefixEnd(prefix), func(k, v []byte) (bool, error) {
+			// Read through the Txn's snapshot, not the store: a store that lends pooled
+			// connections would be asked for a second one while the Update holds one.
+			err := txnScan(ctx, tx, prefix, keys.PrefixEnd(prefix), func(k, v []byte) (bool, error) {
 				if len(k) != len(prefix)+8 {
 					return false, errCorrupt
 				}
@@ -74,4 +76,16 @@ func (s *Service) upgradeQueue(ctx context.Context, qid uint64) error {
 			return fmt.Errorf("queue: upgrade the layout of queue %d: %w", qid, err)
 		}
 	}
+}
+
+// txnScan scans [start, end) of the data committed before tx's snapshot (none of tx's own
+// writes) inside an Update: unlike the store's Scan, it takes nothing the Update does not
+// hold already (on a pooled engine, no second connection).
+func txnScan(ctx context.Context, tx store.Txn, start, end []byte, fn func(k, v []byte) (bool, error)) error {
+	snap, err := tx.Snapshot()
+	if err != nil {
+		return err
+	}
+	defer snap.Close()
+	return snap.Scan(ctx, start, end, fn)
 }

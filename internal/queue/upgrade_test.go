@@ -24,6 +24,30 @@ func countKeys(t *testing.T, s *Service, prefix []byte) int {
 	return n
 }
 
+// writeEarlierLayout writes messages of queue qid in the earlier layout (a key per message,
+// empty index and expiry entries), then runs also in the same transaction.
+func writeEarlierLayout(t *testing.T, s *Service, qid uint64, ms []*message, also func(store.Txn) error) {
+	t.Helper()
+	if err := s.st.Update(ctx, nil, func(tx store.Txn) error {
+		for _, m := range ms {
+			if err := tx.Set(keys.QueueMessage(qid, m.seq), m.encode()); err != nil {
+				return err
+			}
+			if err := tx.Set(keys.QueueVisible(qid, m.visibleAt, m.seq), nil); err != nil {
+				return err
+			}
+			if m.expires != neverExpires {
+				if err := tx.Set(keys.QueueExpiry(m.expires, qid, m.seq), nil); err != nil {
+					return err
+				}
+			}
+		}
+		return also(tx)
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Messages written in the earlier layout (a key per message, empty index entries, empty
 // expiry entries) are moved to the current one when the queue is first met, and then
 // behave as any: peek, get in order, expiry by the reaper, count.
@@ -38,24 +62,7 @@ func TestEarlierLayoutUpgraded(t *testing.T) {
 		{seq: 12, inserted: now, expires: neverExpires, visibleAt: now, receipt: 3, text: "forever"},
 		{seq: 13, inserted: now, expires: now + int64(time.Hour), visibleAt: now + int64(time.Minute), receipt: 4, text: "hidden"},
 	}
-	if err := s.st.Update(ctx, nil, func(tx store.Txn) error {
-		for _, m := range old {
-			if err := tx.Set(keys.QueueMessage(e.id, m.seq), m.encode()); err != nil {
-				return err
-			}
-			if err := tx.Set(keys.QueueVisible(e.id, m.visibleAt, m.seq), nil); err != nil {
-				return err
-			}
-			if m.expires != neverExpires {
-				if err := tx.Set(keys.QueueExpiry(m.expires, e.id, m.seq), nil); err != nil {
-					return err
-				}
-			}
-		}
-		return s.setCount(tx, e.id, int64(len(old)))
-	}); err != nil {
-		t.Fatal(err)
-	}
+	writeEarlierLayout(t, s, e.id, old, func(tx store.Txn) error { return s.setCount(tx, e.id, int64(len(old))) })
 	s.DropCaches() // as a process that starts on this data
 
 	peek, err := s.PeekMessages(ctx, acct, "old", 32)

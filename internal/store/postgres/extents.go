@@ -174,6 +174,8 @@ func probeAsync(ctx context.Context, d *DB) bool {
 func (e extents) NewExtent(ctx context.Context) (store.ExtentWriter, error) {
 	d := e.d
 	var id int64
+	owner := d.nest.owner()
+	d.nest.check(owner, "new extent")
 	err := d.retryRead(ctx, func() error {
 		if !d.enter() {
 			return store.ErrClosed
@@ -186,7 +188,7 @@ func (e extents) NewExtent(ctx context.Context) (store.ExtentWriter, error) {
 	if err != nil {
 		return nil, wrap("new extent", err)
 	}
-	return &extentWriter{d: d, ctx: context.WithoutCancel(ctx), id: uint64(id)}, nil
+	return &extentWriter{d: d, ctx: context.WithoutCancel(ctx), id: uint64(id), owner: owner}, nil
 }
 
 // extentWriter buffers one chunk and writes each full one as it fills, in the background
@@ -204,6 +206,7 @@ type extentWriter struct {
 	size  int64      // bytes in chunks handed to the database
 	err   error
 	done  bool
+	owner uint64 // the goroutine that writes (nesting.go): chunk writes are its waits
 }
 
 func (w *extentWriter) ID() uint64 { return w.id }
@@ -270,6 +273,7 @@ func (w *extentWriter) writeChunk(n int32, buf []byte, size int64, last bool) er
 		state = stateCommitted
 	}
 	stmt := chunkStmts[b2i(n == 0)][b2i(!last && w.d.asyncChunks)]
+	w.d.nest.check(w.owner, "write extent")
 	rows, err := w.d.idempotent(w.ctx, "write extent", stmt, int64(w.id), n, buf, size, state)
 	if err == nil && rows == 0 {
 		err = w.lost(last, size)
@@ -333,6 +337,7 @@ func (w *extentWriter) Commit() (uint64, error) {
 		// No bytes at all: a full chunk is written only once a byte follows it, so the
 		// buffer is empty at Commit only when nothing was written.
 		var n int64
+		w.d.nest.check(w.owner, "commit extent")
 		n, err = w.d.idempotent(w.ctx, "commit extent", stmtExtentEmpty, int64(w.id))
 		if err == nil && n == 0 {
 			err = w.lost(true, 0)
@@ -362,6 +367,7 @@ func (w *extentWriter) Abort() {
 		return
 	}
 	var size int64
+	w.d.nest.check(w.owner, "abort extent")
 	err := w.d.pool.QueryRow(ctx, stmtExtentAbort, int64(w.id)).Scan(&size)
 	w.d.inflight.RUnlock()
 	if err != nil {
@@ -399,6 +405,8 @@ func (e extents) ReadExtent(ctx context.Context, id uint64, off, n int64) (io.Re
 	}
 	var size int64
 	var first []byte
+	owner := d.nest.owner()
+	d.nest.check(owner, "read extent")
 	err := d.retryRead(ctx, func() error {
 		if !d.enter() {
 			return store.ErrClosed
@@ -439,7 +447,7 @@ func (e extents) ReadExtent(ctx context.Context, id uint64, off, n int64) (io.Re
 	if n < 0 {
 		want = avail
 	}
-	r := &extentReader{d: d, id: id, pos: off, end: off + min(want, avail), short: want > avail}
+	r := &extentReader{d: d, id: id, pos: off, end: off + min(want, avail), short: want > avail, owner: owner}
 	if r.pos < r.end {
 		length := min(chunkSize-in, r.end-r.pos)
 		if int64(len(first)) < length {
@@ -477,6 +485,7 @@ type extentReader struct {
 	ch     chan fetched
 	free   chan []byte
 	done   chan struct{}
+	owner  uint64 // the goroutine that reads (nesting.go): the read-ahead is its wait
 }
 
 type fetched struct {
@@ -545,6 +554,7 @@ func (r *extentReader) fetch(ctx context.Context, pos int64, buf []byte) ([]byte
 	in := pos % chunkSize
 	length := min(chunkSize-in, r.end-pos)
 	found := false
+	d.nest.check(r.owner, "read extent")
 	err := d.retryRead(ctx, func() error {
 		if !d.enter() {
 			return store.ErrClosed
@@ -615,6 +625,7 @@ func (d *DB) queryRows(ctx context.Context, reset func(), scan func(pgx.Rows) er
 
 func (e extents) DeleteExtents(ctx context.Context, ids []uint64) error {
 	d := e.d
+	d.nest.check(d.nest.owner(), "delete extents")
 	for len(ids) > 0 {
 		batch := ids[:min(len(ids), listBatch)]
 		ids = ids[len(batch):]
@@ -645,10 +656,12 @@ func (e extents) DeleteExtents(ctx context.Context, ids []uint64) error {
 
 func (e extents) ListExtents(ctx context.Context, fn func(id uint64, size int64) error) error {
 	d := e.d
+	owner := d.nest.owner()
 	type row struct{ id, size int64 }
 	batch := make([]row, 0, listBatch)
 	var after int64
 	for {
+		d.nest.check(owner, "list extents")
 		err := d.queryRows(ctx, func() { batch = batch[:0] }, func(rows pgx.Rows) error {
 			var r row
 			err := rows.Scan(&r.id, &r.size)

@@ -64,6 +64,9 @@ type Options struct {
 	// ReclaimInterval is how often the engine looks for abandoned extents (default 1
 	// minute; negative: never in the background, tests call ReclaimExtents).
 	ReclaimInterval time.Duration
+	// CheckNesting logs an Error, with the stack, whenever a goroutine that holds a pooled
+	// connection asks for another (nesting.go). For tests: it costs a stack read per call.
+	CheckNesting bool
 }
 
 // RangeDeleteChunk is how many keys the engine advises deleting per Update (store.Traits):
@@ -86,6 +89,7 @@ type DB struct {
 	// inflight lets Close wait for running calls.
 	inflight  sync.RWMutex
 	snapshots sync.WaitGroup
+	nest      *nesting // nil unless Options.CheckNesting
 }
 
 // The statements, all of them (docs/postgres.md lists them as the compatibility promise).
@@ -155,6 +159,9 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	}
 	d := &DB{pool: pool, locks: stripelock.New(), timeout: o.StatementTimeout + 5*time.Second, log: o.Logger,
 		abandonAfter: o.AbandonAfter, stop: make(chan struct{})}
+	if o.CheckNesting {
+		d.nest = newNesting(o.Logger)
+	}
 	d.asyncChunks = probeAsync(ctx, d)
 	if o.ReclaimInterval == 0 {
 		o.ReclaimInterval = reclaimEvery
@@ -189,6 +196,7 @@ func (d *DB) Ping(ctx context.Context) error {
 	defer d.inflight.RUnlock()
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
+	d.nest.check(d.nest.owner(), "ping")
 	if err := d.pool.Ping(ctx); err != nil {
 		return wrap("ping", err)
 	}
@@ -282,6 +290,7 @@ func (d *DB) Get(ctx context.Context, key []byte) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
 	var v []byte
+	d.nest.check(d.nest.owner(), "get")
 	err := d.retryRead(ctx, func() error { return d.pool.QueryRow(ctx, stmtGet, nonNil(key)).Scan(&v) })
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, store.ErrNotFound
@@ -315,6 +324,7 @@ func (d *DB) GetMany(ctx context.Context, keys [][]byte, fn func(i int, value []
 			index[string(k)] = i
 		}
 	}
+	d.nest.check(d.nest.owner(), "get many")
 	err := d.retryRead(ctx, func() error {
 		clear(vals)
 		clear(found)
@@ -373,6 +383,10 @@ func (d *DB) ScanLimit(ctx context.Context, start, end []byte, limit int, fn fun
 	defer cancel()
 	called := false
 	var ferr error
+	// The rows stream to fn on the connection: it is held until they end.
+	owner := d.nest.owner()
+	d.nest.acquire(owner, "scan")
+	defer d.nest.release(owner)
 	err := d.retryRead(ctx, func() error {
 		var rows pgx.Rows
 		var err error

@@ -29,6 +29,7 @@ type snapshot struct {
 	public bool // counted in d.snapshots
 	closed bool
 	val    []byte // Lookup's last value
+	owner  uint64 // the goroutine that acquired conn (nesting.go)
 }
 
 // openSnapshot takes a connection. With pin, the snapshot is taken now (a statement runs);
@@ -36,15 +37,19 @@ type snapshot struct {
 func (d *DB) openSnapshot(ctx context.Context, pin bool) (*snapshot, error) {
 	cctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
+	owner := d.nest.owner()
+	d.nest.acquire(owner, "snapshot")
 	conn, err := d.pool.Acquire(cctx)
 	if err != nil {
+		d.nest.release(owner)
 		return nil, wrap("snapshot", err)
 	}
-	s := &snapshot{d: d, conn: conn}
+	s := &snapshot{d: d, conn: conn, owner: owner}
 	if pin {
 		// PostgreSQL takes a transaction's snapshot at its first statement, not at BEGIN.
 		if _, err := s.query(cctx, stmtGet, func(pgx.Rows) error { return nil }, []byte{}); err != nil {
 			conn.Release()
+			d.nest.release(owner)
 			return nil, err
 		}
 	}
@@ -244,6 +249,7 @@ func (s *snapshot) Close() error {
 	}
 	// A connection left inside a transaction (the COMMIT failed) is closed by the pool.
 	s.conn.Release()
+	s.d.nest.release(s.owner)
 	if err != nil {
 		return wrap("end snapshot", err)
 	}

@@ -118,6 +118,7 @@ func (d *DB) execGuarded(ctx context.Context, locks []store.Lock, op, sql string
 	ctx, cancel := context.WithTimeout(ctx, 2*d.timeout)
 	defer cancel()
 	lost := 0
+	d.nest.check(d.nest.owner(), op)
 	for attempt := 0; ; attempt++ {
 		tag, err := d.pool.Exec(ctx, sql, args...)
 		if err == nil {
@@ -163,6 +164,9 @@ func retryable(err error, notCommitted bool) error {
 }
 
 func (d *DB) updateOnce(ctx context.Context, fn func(tx store.Txn) error) error {
+	owner := d.nest.owner()
+	d.nest.acquire(owner, "update")
+	defer d.nest.release(owner)
 	conn, err := d.pool.Acquire(ctx)
 	if err != nil {
 		return retryable(wrap("update", err), true)
@@ -435,7 +439,7 @@ func (t *txn) detachSnapshots() error {
 		if err != nil {
 			return err
 		}
-		s.tx, s.conn, s.begun = nil, own.conn, own.begun
+		s.tx, s.conn, s.begun, s.owner = nil, own.conn, own.begun, own.owner
 	}
 	return nil
 }
