@@ -8,6 +8,6 @@ import "time"
 // timer fires (see windowwake_linux.go).
 type windowWake struct{}
 
-func newWindowWake() *windowWake         { return nil }
+func newWindowWake() *windowWake        { return nil }
 func (w *windowWake) arm(time.Duration) {}
 func (w *windowWake) close()            {}
