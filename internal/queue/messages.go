@@ -345,12 +345,52 @@ func (s *Service) GetMessages(ctx context.Context, account, name string, n int, 
 				return tx.Lookup(ks, store.ExpectPresent, fn)
 			}
 		}
-		newHint, err := walkVisible(ctx, r, qid, s.hint(st), now, n, func(m *message) bool {
-			taken = append(taken, m)
-			return len(taken) < n
-		}, func(m *message) error { expired++; return deleteMessage(tx, qid, m) })
-		if err != nil {
-			return err
+		expire := func(m *message) error { expired++; return deleteMessage(tx, qid, m) }
+		// Take from the cached front first (head.go), then walk the index from where the
+		// cache ends (or from the hint), reading up to headAhead more messages to cache.
+		from := s.hint(st)
+		var head *headCache
+		if h := st.head.Load(); h != nil && !s.shared {
+			from = h.end
+			for h != nil && len(taken) < n {
+				var cached []*message
+				cached, h = h.take(n - len(taken))
+				for _, m := range cached {
+					if m.expires <= now {
+						if err := expire(m); err != nil {
+							return err
+						}
+						continue
+					}
+					taken = append(taken, m)
+				}
+			}
+			if h != nil {
+				head, from = h, h.start()
+			}
+		}
+		newHint := from
+		if len(taken) < n {
+			ahead := 0
+			if !s.shared {
+				ahead = headAhead
+			}
+			var more []*message
+			var err error
+			newHint, err = walkVisible(ctx, r, qid, from, now, n-len(taken)+ahead, func(m *message) bool {
+				if len(taken) < n {
+					taken = append(taken, m)
+				} else {
+					more = append(more, m)
+				}
+				return len(taken)+len(more) < n+ahead
+			}, expire)
+			if err != nil {
+				return err
+			}
+			if head = newHead(more, newHint); head != nil {
+				newHint = head.start()
+			}
 		}
 		for _, m := range taken {
 			from := m.visibleAt
@@ -369,8 +409,11 @@ func (s *Service) GetMessages(ctx context.Context, account, name string, n int, 
 		// consumer, which will read this write once it holds the lock, then starts past the
 		// entries just taken instead of stepping over them (their tombstones) again. Only a
 		// failed commit could leave it too high, and a failed commit means the engine is
-		// failing anyway.
+		// failing anyway. The cache is replaced at the same point (a failed Update drops it).
 		st.raise(newHint)
+		if !s.shared {
+			st.head.Store(head)
+		}
 		return nil
 	})
 	if err != nil {
@@ -489,6 +532,7 @@ func (s *Service) DeleteMessage(ctx context.Context, account, name, id, popRecei
 		if err != nil {
 			return err
 		}
+		s.state(qid).dropHeadAt(position{m.visibleAt, m.seq})
 		if err := deleteMessage(tx, qid, m); err != nil {
 			return err
 		}
@@ -519,6 +563,7 @@ func (s *Service) UpdateMessage(ctx context.Context, account, name, id, popRecei
 		if err != nil {
 			return err
 		}
+		s.state(qid).dropHeadAt(position{at, m.seq})
 		m.visibleAt = now + visibilityTimeout*int64(time.Second)
 		m.receipt = newReceipt()
 		if text != nil {
@@ -536,6 +581,7 @@ func (s *Service) UpdateMessage(ctx context.Context, account, name, id, popRecei
 // ClearMessages deletes every message of a queue (one range delete).
 func (s *Service) ClearMessages(ctx context.Context, account, name string) error {
 	return s.withQueue(ctx, account, name, func(tx store.Txn, qid uint64) error {
+		s.state(qid).dropHead()
 		if err := tx.DeleteRange(keys.QueueData(qid), keys.PrefixEnd(keys.QueueData(qid))); err != nil {
 			return err
 		}

@@ -68,6 +68,7 @@ func (s *Service) Reap(ctx context.Context) (int, error) {
 				return total, err
 			}
 			err := s.st.Update(ctx, []store.Lock{queueLock(qid)}, func(tx store.Txn) error {
+				s.state(qid).dropHead() // it may hold the messages deleted here
 				var deleted int64
 				for _, e := range group {
 					// The entry's value is the message's deadline, read under the lock: a

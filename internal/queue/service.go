@@ -75,6 +75,8 @@ type qstate struct {
 	hint atomic.Pointer[position]
 	// count caches the queue's message count (countUnknown: read the store); see addCount.
 	count atomic.Int64
+	// head caches the front of the visibility index (head.go); nil: nothing cached.
+	head atomic.Pointer[headCache]
 }
 
 // position is a place in a queue's visibility index: (visibleAt, seq).
@@ -327,6 +329,7 @@ func (s *Service) withQueue(ctx context.Context, account, name string, fn func(t
 		})
 		if err != nil {
 			s.forgetCount(e.id)
+			s.state(e.id).dropHead()
 		}
 		if !moved || attempt == 2 {
 			return err

@@ -42,6 +42,7 @@ func (s *Service) upgradeQueue(ctx context.Context, qid uint64) error {
 		}
 		// Move a batch under the queue's lock, then look again.
 		err := s.st.Update(ctx, []store.Lock{queueLock(qid)}, func(tx store.Txn) error {
+			s.state(qid).dropHead() // the index gains entries anywhere
 			var ms []*message
 			// Read through the Txn's snapshot, not the store: a store that lends pooled
 			// connections would be asked for a second one while the Update holds one.

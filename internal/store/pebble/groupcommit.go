@@ -24,6 +24,9 @@ type groupCommit struct {
 	peak    atomic.Int64 // most writers in flight at once since the last sync
 	recent  atomic.Int64 // peak, decaying by one per sync
 	waits   atomic.Int64 // syncs told to wait for the window (diagnostics and tests)
+	// wake ends each window on time when the process is idle (windowwake_linux.go); nil:
+	// the window ends when Go's timer fires.
+	wake *windowWake
 }
 
 // enter records a writer about to apply its batch.
@@ -52,6 +55,7 @@ func (g *groupCommit) interval() time.Duration {
 	g.recent.Store(r)
 	if r > g.minWriters {
 		g.waits.Add(1)
+		g.wake.arm(g.window)
 		return g.window
 	}
 	return 0

@@ -135,7 +135,11 @@ func Open(o Options) (*DB, error) {
 		return nil, err
 	}
 	d.extents = extents
+	if d.group.window > 0 {
+		d.group.wake = newWindowWake()
+	}
 	if err := d.open(); err != nil {
+		d.group.wake.close()
 		return nil, err
 	}
 	return d, nil
@@ -368,7 +372,9 @@ func (d *DB) Close() error {
 	defer d.inflight.Unlock()
 	d.snapshots.Wait()
 	d.extents.close()
-	if err := d.db.Close(); err != nil {
+	err := d.db.Close()
+	d.group.wake.close() // after Pebble's log writer, which asks for windows, has stopped
+	if err != nil {
 		return fmt.Errorf("pebble: close: %w", err)
 	}
 	return nil
