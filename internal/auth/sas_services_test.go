@@ -126,3 +126,23 @@ func TestQueueSignedIdentifiers(t *testing.T) {
 		t.Fatalf("d in a queue policy: %v", err)
 	}
 }
+
+// The blob service SAS string-to-sign grows with sv: sr and the snapshot time from
+// 2018-11-09 on, ses from 2020-12-06 on ("and later" in the service's documentation), so a
+// token at exactly those versions signs the new fields and one a day older does not.
+func TestBlobSASVersionEdges(t *testing.T) {
+	const res = "/blob/devstoreaccount1/c/b.txt"
+	cases := []struct{ sv, sts string }{
+		{"2018-03-28", "r\n\n2025-01-02T00:00:00Z\n" + res + "\n\n\n\n2018-03-28\n\n\n\n\n"},
+		{"2018-11-09", "r\n\n2025-01-02T00:00:00Z\n" + res + "\n\n\n\n2018-11-09\nb\n\n\n\n\n\n"},
+		{"2020-12-05", "r\n\n2025-01-02T00:00:00Z\n" + res + "\n\n\n\n2020-12-05\nb\n\n\n\n\n\n"},
+		{"2020-12-06", "r\n\n2025-01-02T00:00:00Z\n" + res + "\n\n\n\n2020-12-06\nb\n\n\n\n\n\n\n"},
+	}
+	for _, tc := range cases {
+		s := SAS{Kind: ServiceSAS, Service: ServiceBlob, Resource: "b", ResourceName: "c/b.txt", Permissions: "r",
+			Expiry: "2025-01-02T00:00:00Z", Version: tc.sv}
+		if got := s.StringToSign("devstoreaccount1"); got != tc.sts {
+			t.Errorf("sv %s: string-to-sign\n got %q\nwant %q", tc.sv, got, tc.sts)
+		}
+	}
+}
