@@ -266,6 +266,11 @@ func TestSplitRequestURI(t *testing.T) {
 		{"/a?b=http://c/d", "/a", "b=http://c/d"},
 		{"", "/", ""},
 		{"*", "*", ""},
+		// The edges of the absolute form: an empty scheme is no scheme (the target is a
+		// path), and an empty host leaves the path or query that follows it whole.
+		{"://h/p?q", "://h/p", "q"},
+		{"http:///p?q", "/p", "q"},
+		{"http://?q", "/", "q"},
 	}
 	for _, tt := range tests {
 		if p, q := SplitRequestURI(tt.in); p != tt.path || q != tt.query {
