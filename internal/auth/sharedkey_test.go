@@ -299,6 +299,16 @@ func TestParseHTTPDate(t *testing.T) {
 		{"Wed, 1 Jan 2025 00:00:00 GMT", false},
 		{"2025-01-01T00:00:00Z", false},
 		{"", false},
+		// One wrong separator, each place the positional reader checks one.
+		{"Wed; 01 Jan 2025 00:00:00 GMT", false},
+		{"Wed,_01 Jan 2025 00:00:00 GMT", false},
+		{"Wed, 01_Jan 2025 00:00:00 GMT", false},
+		{"Wed, 01 Jan_2025 00:00:00 GMT", false},
+		{"Wed, 01 Jan 2025_00:00:00 GMT", false},
+		{"Wed, 01 Jan 2025 00.00:00 GMT", false},
+		{"Wed, 01 Jan 2025 00:00.00 GMT", false},
+		// A character just below '0' in a number ("2/25" would read as 1925).
+		{"Wed, 01 Jan 2/25 00:00:00 GMT", false},
 	} {
 		got, ok := parseHTTPDate(tt.in)
 		if ok != tt.ok {
