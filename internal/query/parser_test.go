@@ -85,6 +85,8 @@ var parseCases = []struct {
 	{in: "T eq datetime'2020-01-01T00:00'", want: "T eq datetime'2020-01-01T00:00:00.0000000Z'"},
 	{in: "T eq datetime'2020-01-01T02:30:00+02:30'", want: "T eq datetime'2020-01-01T00:00:00.0000000Z'"},
 	{in: "T eq datetime'2019-12-31T23:00:00.5-01:00'", want: "T eq datetime'2020-01-01T00:00:00.5000000Z'"},
+	{in: "T eq datetime'2020-01-01T14:00:00+14:00'", want: "T eq datetime'2020-01-01T00:00:00.0000000Z'"}, // largest offset hour
+	{in: "T eq datetime'2019-12-31T23:01:00-00:59'", want: "T eq datetime'2020-01-01T00:00:00.0000000Z'"}, // largest offset minute
 	{in: "T ge datetime'0001-01-01T00:00:00Z'", want: "T ge datetime'0001-01-01T00:00:00.0000000Z'"},
 	{in: "T eq DateTime'2024-02-29T12:00:00Z'", want: "T eq datetime'2024-02-29T12:00:00.0000000Z'"},
 	{in: "G eq guid'C9DA6455-213D-42C9-9A79-3E9149A57833'", want: "G eq guid'c9da6455-213d-42c9-9a79-3e9149a57833'"},
@@ -150,6 +152,8 @@ var parseCases = []struct {
 	{in: "T eq datetime'2020-01-01T00:00:00.Z'", pos: 5, msg: "Edm.DateTime"},
 	{in: "T eq datetime'0000-01-01T00:00:00Z'", pos: 5, msg: "Edm.DateTime"},
 	{in: "T eq datetime'0001-01-01T00:00:00+01:00'", pos: 5, msg: "Edm.DateTime"},
+	{in: "T eq datetime'2020-01-01T00:00:00+15:00'", pos: 5, msg: "Edm.DateTime"},
+	{in: "T eq datetime'2020-01-01T00:00:00+01:60'", pos: 5, msg: "Edm.DateTime"},
 	{in: "T eq datetime''", pos: 5, msg: "Edm.DateTime"},
 	{in: "G eq guid'c9da6455-213d-42c9-9a79-3e9149a5783'", pos: 5, msg: "Unrecognized 'Edm.Guid' literal"},
 	{in: "G eq guid'c9da6455x213d-42c9-9a79-3e9149a57833'", pos: 5, msg: "Edm.Guid"},
