@@ -272,4 +272,22 @@ func TestLimits(t *testing.T) {
 			t.Errorf("Parse(%.30q…): %v", in, err)
 		}
 	}
+	// Exactly at each limit; depth is nesting, so siblings do not add up.
+	var siblings []string
+	for range DefaultMaxDepth + 1 {
+		siblings = append(siblings, "(A eq 1)", "not B")
+	}
+	atLimit := []struct {
+		in  string
+		lim Limits
+	}{
+		{strings.Repeat(" ", DefaultMaxLength-1) + "A", Limits{}},
+		{"A eq 1" + strings.Repeat(" or A eq 1", 14), Limits{MaxComparisons: 15}},
+		{strings.Join(siblings, " and "), Limits{}},
+	}
+	for _, c := range atLimit {
+		if _, err := ParseWithLimits(c.in, c.lim); err != nil {
+			t.Errorf("ParseWithLimits(%.30q…, %+v): %v", c.in, c.lim, err)
+		}
+	}
 }
