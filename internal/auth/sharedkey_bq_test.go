@@ -147,9 +147,9 @@ func TestBlobQueueCodePointOrderOnly(t *testing.T) {
 }
 
 // The canonicalization's edges, against a string-to-sign written by hand: a name that is a
-// prefix of another sorts first (and "x-ms-" alone is an x-ms-* header), leading blanks of a
-// value are dropped, an empty value keeps its line, and query names and values are decoded
-// ('+' is a space) and names lower-cased.
+// prefix of another sorts first (and "x-ms-" alone is an x-ms-* header), header names are
+// lower-cased ('Z' included), leading blanks of a value are dropped, an empty value keeps
+// its line, and query names and values are decoded ('+' is a space), names lower-cased.
 func TestBlobQueueCanonicalEdges(t *testing.T) {
 	const date = "Wed, 01 Jan 2025 00:00:00 GMT"
 	h := http.Header{}
@@ -157,10 +157,11 @@ func TestBlobQueueCanonicalEdges(t *testing.T) {
 	h["X-Ms-Meta-Ab"] = []string{""}
 	h["X-Ms-Meta-A"] = []string{" \tv"}
 	h["X-Ms-"] = []string{"z"}
+	h["X-Ms-Meta-Zed"] = []string{"1"} // names are lower-cased, 'Z' included
 	req := RequestInfo{Method: "GET", RawPath: "/devstoreaccount1/c", RawQuery: "restype=container&Comp=list&prefix=a%2Fb+c&my%20name=1",
 		Header: HTTPHeader(h), Account: "devstoreaccount1", PathStyle: true, Service: ServiceBlob}
 	want := "GET\n\n\n\n\n\n\n\n\n\n\n\n" +
-		"x-ms-:z\nx-ms-date:" + date + "\nx-ms-meta-a:v\nx-ms-meta-ab:\n" +
+		"x-ms-:z\nx-ms-date:" + date + "\nx-ms-meta-a:v\nx-ms-meta-ab:\nx-ms-meta-zed:1\n" +
 		"/devstoreaccount1/devstoreaccount1/c\ncomp:list\nmy name:1\nprefix:a/b c\nrestype:container"
 	if got := StringToSign(SchemeSharedKey, req); got != want {
 		t.Fatalf("string-to-sign\n got %q\nwant %q", got, want)
