@@ -97,6 +97,8 @@ var parseCases = []struct {
 	// Property names: C# identifiers, Unicode letters included.
 	{in: "_x1 eq 1", want: "_x1 eq 1"},
 	{in: "Größe eq 1", want: "Größe eq 1"},
+	{in: "zeta eq 1 and Zeta eq 2", want: "zeta eq 1 and Zeta eq 2"},                   // the last letter starts a name
+	{in: "Cafe\u0301 eq 1 and n\u0661 eq 2", want: "Cafe\u0301 eq 1 and n\u0661 eq 2"}, // a combining mark, an Arabic-Indic digit
 
 	// The SDK samples (wire-samples/*/27-query-filter-literals.txt).
 	{
