@@ -146,6 +146,7 @@ var parseCases = []struct {
 	{in: "()", pos: 1, msg: "found ')'"},
 	{in: "A eq 1,", pos: 6, msg: "found ','"},
 	{in: "A eq @", pos: 5, msg: "unexpected character '@'"},
+	{in: "A eq -", pos: 5, msg: "'-' must start a numeric literal"}, // '-' ends the filter
 	{in: "A eq 'x' eq 'y'", pos: 9, msg: "expected"},
 	{in: "T eq datetime'2021-02-29T00:00:00Z'", pos: 5, msg: "Unrecognized 'Edm.DateTime' literal"},
 	{in: "T eq datetime'2020-01-01T00:00:00.12345678Z'", pos: 5, msg: "Edm.DateTime"},
