@@ -126,3 +126,33 @@ func TestQueueSignedIdentifiers(t *testing.T) {
 		t.Fatalf("d in a queue policy: %v", err)
 	}
 }
+
+// The blob service SAS string-to-sign grows with sv: sr and the snapshot time from
+// 2018-11-09 on, ses from 2020-12-06 on ("and later" in the service's documentation), so a
+// token at exactly those versions signs the new fields and one a day older does not.
+func TestSASVersionEdges(t *testing.T) {
+	const res = "/blob/devstoreaccount1/c/b.txt"
+	cases := []struct{ sv, sts string }{
+		{"2018-03-28", "r\n\n2025-01-02T00:00:00Z\n" + res + "\n\n\n\n2018-03-28\n\n\n\n\n"},
+		{"2018-11-09", "r\n\n2025-01-02T00:00:00Z\n" + res + "\n\n\n\n2018-11-09\nb\n\n\n\n\n\n"},
+		{"2020-12-05", "r\n\n2025-01-02T00:00:00Z\n" + res + "\n\n\n\n2020-12-05\nb\n\n\n\n\n\n"},
+		{"2020-12-06", "r\n\n2025-01-02T00:00:00Z\n" + res + "\n\n\n\n2020-12-06\nb\n\n\n\n\n\n\n"},
+	}
+	for _, tc := range cases {
+		s := SAS{Kind: ServiceSAS, Service: ServiceBlob, Resource: "b", ResourceName: "c/b.txt", Permissions: "r",
+			Expiry: "2025-01-02T00:00:00Z", Version: tc.sv}
+		if got := s.StringToSign("devstoreaccount1"); got != tc.sts {
+			t.Errorf("sv %s: string-to-sign\n got %q\nwant %q", tc.sv, got, tc.sts)
+		}
+	}
+	// A queue SAS gains sip, spr and the /queue/ prefix at exactly 2015-04-05.
+	for _, tc := range []struct{ sv, sts string }{
+		{"2015-02-21", "r\n\n2025-01-02T00:00:00Z\n/devstoreaccount1/q\n\n2015-02-21"},
+		{"2015-04-05", "r\n\n2025-01-02T00:00:00Z\n/queue/devstoreaccount1/q\n\n\n\n2015-04-05"},
+	} {
+		s := SAS{Kind: ServiceSAS, Service: ServiceQueue, ResourceName: "q", Permissions: "r", Expiry: "2025-01-02T00:00:00Z", Version: tc.sv}
+		if got := s.StringToSign("devstoreaccount1"); got != tc.sts {
+			t.Errorf("queue sv %s: string-to-sign\n got %q\nwant %q", tc.sv, got, tc.sts)
+		}
+	}
+}

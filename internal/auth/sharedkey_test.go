@@ -266,6 +266,11 @@ func TestSplitRequestURI(t *testing.T) {
 		{"/a?b=http://c/d", "/a", "b=http://c/d"},
 		{"", "/", ""},
 		{"*", "*", ""},
+		// The edges of the absolute form: an empty scheme is no scheme (the target is a
+		// path), and an empty host leaves the path or query that follows it whole.
+		{"://h/p?q", "://h/p", "q"},
+		{"http:///p?q", "/p", "q"},
+		{"http://?q", "/", "q"},
 	}
 	for _, tt := range tests {
 		if p, q := SplitRequestURI(tt.in); p != tt.path || q != tt.query {
@@ -274,8 +279,8 @@ func TestSplitRequestURI(t *testing.T) {
 	}
 }
 
-// TestParseHTTPDate: the positional fast path agrees with time.Parse on valid dates and
-// leaves everything else to it.
+// TestParseHTTPDate: the positional fast path reads every valid RFC 1123 date, agrees with
+// time.Parse on it, and leaves everything else to it.
 func TestParseHTTPDate(t *testing.T) {
 	for _, tt := range []struct {
 		in string
@@ -284,6 +289,8 @@ func TestParseHTTPDate(t *testing.T) {
 		{"Wed, 01 Jan 2025 00:00:00 GMT", true},
 		{"Sun, 06 Nov 1994 08:49:37 GMT", true},
 		{"Thu, 29 Feb 2024 23:59:59 GMT", true},
+		{"Fri, 31 Jan 2025 00:00:00 GMT", true},
+		{"Mon, 01 Jan 0000 00:00:00 GMT", true},
 		{"Sunday, 06-Nov-94 08:49:37 GMT", true},
 		{"Fri, 29 Feb 2025 00:00:00 GMT", false},
 		{"Wed, 31 Apr 2025 00:00:00 GMT", false},
@@ -294,6 +301,19 @@ func TestParseHTTPDate(t *testing.T) {
 		{"Wed, 1 Jan 2025 00:00:00 GMT", false},
 		{"2025-01-01T00:00:00Z", false},
 		{"", false},
+		// One wrong separator, each place the positional reader checks one.
+		{"Wed; 01 Jan 2025 00:00:00 GMT", false},
+		{"Wed,_01 Jan 2025 00:00:00 GMT", false},
+		{"Wed, 01_Jan 2025 00:00:00 GMT", false},
+		{"Wed, 01 Jan_2025 00:00:00 GMT", false},
+		{"Wed, 01 Jan 2025_00:00:00 GMT", false},
+		{"Wed, 01 Jan 2025 00.00:00 GMT", false},
+		{"Wed, 01 Jan 2025 00:00.00 GMT", false},
+		// A character just below '0' in a number ("2/25" would read as 1925).
+		{"Wed, 01 Jan 2/25 00:00:00 GMT", false},
+		// Past the clock's edges, where a lenient reader would carry into the next field.
+		{"Wed, 01 Jan 2025 10:60:00 GMT", false},
+		{"Wed, 01 Jan 2025 10:00:60 GMT", false},
 	} {
 		got, ok := parseHTTPDate(tt.in)
 		if ok != tt.ok {
@@ -307,6 +327,13 @@ func TestParseHTTPDate(t *testing.T) {
 			}
 			if err != nil || !got.Equal(want) {
 				t.Errorf("%q: %v, time.Parse says %v (%v)", tt.in, got, want, err)
+			}
+		}
+		// Every valid date of the RFC 1123 form, the one SDKs send, is read by position:
+		// time.Parse is only for the rest.
+		if want, err := time.Parse("Mon, 02 Jan 2006 15:04:05 GMT", tt.in); err == nil {
+			if got, ok := parseRFC1123(tt.in); !ok || !got.Equal(want) {
+				t.Errorf("%q: positional reader gives %v, %v; want %v", tt.in, got, ok, want)
 			}
 		}
 	}

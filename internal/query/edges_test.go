@@ -71,6 +71,15 @@ func TestOpStringOutOfRange(t *testing.T) {
 	}
 }
 
+// TestKindStringOutOfRange: a plan kind outside the known set prints as "kind?", not a panic.
+func TestKindStringOutOfRange(t *testing.T) {
+	for _, k := range []Kind{0, Kind(len(kindNames)), Kind(len(kindNames) + 1)} {
+		if s := k.String(); s != "kind?" {
+			t.Errorf("Kind(%d).String() = %q, want kind?", k, s)
+		}
+	}
+}
+
 // TestCompareFoldASCII: exactly 'A' to 'Z' fold; the bytes either side ('@', '[') do not.
 func TestCompareFoldASCII(t *testing.T) {
 	if c := compareFoldASCII("AZ", "az"); c != 0 {

@@ -27,7 +27,10 @@ func TestParseSelect(t *testing.T) {
 		{in: "1a", err: true},
 		{in: "odata.etag", err: true},
 		{in: "Na me", err: true},
+		{in: strings.Repeat("x", 255), want: []string{strings.Repeat("x", 255)}},
+		{in: strings.Repeat("ß", 255), want: []string{strings.Repeat("ß", 255)}}, // characters, not bytes
 		{in: strings.Repeat("x", 256), err: true},
+		{in: strings.Repeat("ß", 256), err: true},
 	}
 	for _, c := range cases {
 		got, err := ParseSelect(c.in)
@@ -66,6 +69,7 @@ func TestParseTop(t *testing.T) {
 		{in: "2", want: 2},
 		{in: "1000", want: 1000},
 		{in: "0001", want: 1},
+		{in: "000001000", want: 1000}, // the longest $top read (maxTopDigit digits)
 		{in: "1001", err: true},
 		{in: "-1", err: true},
 		{in: "+5", err: true},

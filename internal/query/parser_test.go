@@ -85,6 +85,8 @@ var parseCases = []struct {
 	{in: "T eq datetime'2020-01-01T00:00'", want: "T eq datetime'2020-01-01T00:00:00.0000000Z'"},
 	{in: "T eq datetime'2020-01-01T02:30:00+02:30'", want: "T eq datetime'2020-01-01T00:00:00.0000000Z'"},
 	{in: "T eq datetime'2019-12-31T23:00:00.5-01:00'", want: "T eq datetime'2020-01-01T00:00:00.5000000Z'"},
+	{in: "T eq datetime'2020-01-01T14:00:00+14:00'", want: "T eq datetime'2020-01-01T00:00:00.0000000Z'"}, // largest offset hour
+	{in: "T eq datetime'2019-12-31T23:01:00-00:59'", want: "T eq datetime'2020-01-01T00:00:00.0000000Z'"}, // largest offset minute
 	{in: "T ge datetime'0001-01-01T00:00:00Z'", want: "T ge datetime'0001-01-01T00:00:00.0000000Z'"},
 	{in: "T eq DateTime'2024-02-29T12:00:00Z'", want: "T eq datetime'2024-02-29T12:00:00.0000000Z'"},
 	{in: "G eq guid'C9DA6455-213D-42C9-9A79-3E9149A57833'", want: "G eq guid'c9da6455-213d-42c9-9a79-3e9149a57833'"},
@@ -95,6 +97,8 @@ var parseCases = []struct {
 	// Property names: C# identifiers, Unicode letters included.
 	{in: "_x1 eq 1", want: "_x1 eq 1"},
 	{in: "Größe eq 1", want: "Größe eq 1"},
+	{in: "zeta eq 1 and Zeta eq 2", want: "zeta eq 1 and Zeta eq 2"},                   // the last letter starts a name
+	{in: "Cafe\u0301 eq 1 and n\u0661 eq 2", want: "Cafe\u0301 eq 1 and n\u0661 eq 2"}, // a combining mark, an Arabic-Indic digit
 
 	// The SDK samples (wire-samples/*/27-query-filter-literals.txt).
 	{
@@ -142,6 +146,7 @@ var parseCases = []struct {
 	{in: "()", pos: 1, msg: "found ')'"},
 	{in: "A eq 1,", pos: 6, msg: "found ','"},
 	{in: "A eq @", pos: 5, msg: "unexpected character '@'"},
+	{in: "A eq -", pos: 5, msg: "'-' must start a numeric literal"}, // '-' ends the filter
 	{in: "A eq 'x' eq 'y'", pos: 9, msg: "expected"},
 	{in: "T eq datetime'2021-02-29T00:00:00Z'", pos: 5, msg: "Unrecognized 'Edm.DateTime' literal"},
 	{in: "T eq datetime'2020-01-01T00:00:00.12345678Z'", pos: 5, msg: "Edm.DateTime"},
@@ -150,6 +155,8 @@ var parseCases = []struct {
 	{in: "T eq datetime'2020-01-01T00:00:00.Z'", pos: 5, msg: "Edm.DateTime"},
 	{in: "T eq datetime'0000-01-01T00:00:00Z'", pos: 5, msg: "Edm.DateTime"},
 	{in: "T eq datetime'0001-01-01T00:00:00+01:00'", pos: 5, msg: "Edm.DateTime"},
+	{in: "T eq datetime'2020-01-01T00:00:00+15:00'", pos: 5, msg: "Edm.DateTime"},
+	{in: "T eq datetime'2020-01-01T00:00:00+01:60'", pos: 5, msg: "Edm.DateTime"},
 	{in: "T eq datetime''", pos: 5, msg: "Edm.DateTime"},
 	{in: "G eq guid'c9da6455-213d-42c9-9a79-3e9149a5783'", pos: 5, msg: "Unrecognized 'Edm.Guid' literal"},
 	{in: "G eq guid'c9da6455x213d-42c9-9a79-3e9149a57833'", pos: 5, msg: "Edm.Guid"},
@@ -266,6 +273,24 @@ func TestLimits(t *testing.T) {
 	for _, in := range ok {
 		if _, err := Parse(in); err != nil {
 			t.Errorf("Parse(%.30q…): %v", in, err)
+		}
+	}
+	// Exactly at each limit; depth is nesting, so siblings do not add up.
+	var siblings []string
+	for range DefaultMaxDepth + 1 {
+		siblings = append(siblings, "(A eq 1)", "not B")
+	}
+	atLimit := []struct {
+		in  string
+		lim Limits
+	}{
+		{strings.Repeat(" ", DefaultMaxLength-1) + "A", Limits{}},
+		{"A eq 1" + strings.Repeat(" or A eq 1", 14), Limits{MaxComparisons: 15}},
+		{strings.Join(siblings, " and "), Limits{}},
+	}
+	for _, c := range atLimit {
+		if _, err := ParseWithLimits(c.in, c.lim); err != nil {
+			t.Errorf("ParseWithLimits(%.30q…, %+v): %v", c.in, c.lim, err)
 		}
 	}
 }

@@ -2,6 +2,8 @@ package query
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tablo/tablo/internal/keys"
@@ -178,5 +180,54 @@ func TestClipSpans(t *testing.T) {
 				t.Errorf("ClipSpans(%q) = %q, want %q", c.from, got, c.want)
 			}
 		}
+	}
+}
+
+// TestPlanBoxCap pins maxBoxes at its edge: an "or" of exactly maxBoxes partitions is a
+// union of that many ranges with no residual; one more term widens the plan to a table
+// scan that keeps the whole filter. The same holds for an "and" of two "or"s whose
+// product of boxes is exactly maxBoxes, or one past it.
+func TestPlanBoxCap(t *testing.T) {
+	ors := func(prop string, n int) string {
+		terms := make([]string, n)
+		for i := range terms {
+			terms[i] = fmt.Sprintf("%s eq 'k%03d'", prop, i)
+		}
+		return "(" + strings.Join(terms, " or ") + ")"
+	}
+	cases := []struct {
+		filter string
+		ranges int // 0: a widened table scan that keeps the filter as residual
+	}{
+		{ors("PartitionKey", maxBoxes), maxBoxes},
+		{ors("PartitionKey", maxBoxes+1), 0},
+		{ors("PartitionKey", 8) + " and " + ors("RowKey", 8), maxBoxes},
+		{ors("PartitionKey", 5) + " and " + ors("RowKey", 13), 0},
+	}
+	for _, c := range cases {
+		f, err := Parse(c.filter)
+		if err != nil {
+			t.Fatalf("Parse: %v", err)
+		}
+		p := PlanQuery(f)
+		switch {
+		case c.ranges == 0:
+			if p.Kind != TableScan || p.Residual != f {
+				t.Errorf("%.60s…: plan %v with residual %v; want a table scan keeping the filter", c.filter, p.Kind, p.Residual != nil)
+			}
+		case p.Kind != Union || len(p.Ranges) != c.ranges || p.Residual != nil:
+			t.Errorf("%.60s…: plan %v with %d ranges, residual %v; want a union of %d, none", c.filter, p.Kind, len(p.Ranges), p.Residual != nil, c.ranges)
+		}
+	}
+	// Nested under an "or", a union past the cap is widened before the "and" narrows it:
+	// the narrowed part stays one inexact range, never an exact union of the survivors.
+	nested := "PartitionKey eq 'z' or (" + ors("PartitionKey", maxBoxes+1) + " and PartitionKey lt 'k010')"
+	f, err := Parse(nested)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "union partition-range pk=[-inf,'k010') | partition pk='z' +residual"
+	if got := PlanQuery(f).String(); got != want {
+		t.Errorf("nested union past the cap: plan %s, want %s", got, want)
 	}
 }

@@ -57,6 +57,7 @@ func TestScannerLiterals(t *testing.T) {
 		{"-INF", entity.DoubleValue(math.Inf(-1))},
 		{"datetime'2020-01-01T00:00:00.1234567Z'", entity.DateTimeValue(ticks("2020-01-01T00:00:00.1234567Z"))},
 		{"datetime'2020-01-01T00:00:00.1Z'", entity.DateTimeValue(ticks("2020-01-01T00:00:00.1Z"))},
+		{"datetime'2020-01-01T00:00:00.25'", entity.DateTimeValue(ticks("2020-01-01T00:00:00.25Z"))}, // fraction ends the literal
 		{"datetime'1601-01-01T00:00:00Z'", entity.DateTimeValue(entity.MinTicks)},
 		{"datetime'9999-12-31T23:59:59.9999999Z'", entity.DateTimeValue(entity.MaxTicks)},
 		{"datetime'2020-06-01T12:00:00-05:30'", entity.DateTimeValue(ticks("2020-06-01T17:30:00Z"))},
