@@ -28,6 +28,10 @@ func TestValidateKey(t *testing.T) {
 		{strings.Repeat("x", MaxKeyLength+1), azerr.PropertyValueTooLarge},
 		{strings.Repeat("😀", MaxKeyLength/2), ""},
 		{strings.Repeat("😀", MaxKeyLength/2) + "x", azerr.PropertyValueTooLarge},
+		// U+10000, the first rune that takes two UTF-16 units, and U+FFFF, the last that takes one.
+		{strings.Repeat("\U00010000", MaxKeyLength/2), ""},
+		{strings.Repeat("\U00010000", MaxKeyLength/2) + "x", azerr.PropertyValueTooLarge},
+		{strings.Repeat("\uffff", MaxKeyLength), ""},
 		{"a/b", azerr.OutOfRangeInput},
 		{`a\b`, azerr.OutOfRangeInput},
 		{"a#b", azerr.OutOfRangeInput},
