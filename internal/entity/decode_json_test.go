@@ -141,6 +141,9 @@ func decodeCases(t testing.TB) []decodeCase {
 			body: body(`"odata.metadata":"x","odata.etag":"W/\"datetime'2024'\"","odata.type":"a.b","odata.id":"u","odata.editLink":"e","Timestamp":"2024-01-01T00:00:00Z","Timestamp@odata.type":"Edm.DateTime","A@odata.etag":"x","odata.nested":{"a":[1,{"b":null}]},"A":1`),
 			pk:   "p", rk: "r", keys: both, want: []Property{prop("A", Int32Value(1))},
 		},
+		// An annotation of the entity in the "X@odata.*" form with no X (OData v4 JSON's
+		// "@odata.etag") is an annotation too, not a property with an invalid name.
+		{name: "odata annotations with no name before @ ignored", body: body(`"@odata.etag":"W/\"x\"","@odata.context":"c","A":1`), pk: "p", rk: "r", keys: both, want: []Property{prop("A", Int32Value(1))}},
 		{name: "timestamp of any type ignored", body: body(`"Timestamp":123`), pk: "p", rk: "r", keys: both},
 		{name: "null keys are absent", body: `{"PartitionKey":null,"RowKey":"r"}`, rk: "r", keys: KeyPresence{RowKey: true}},
 		{name: "no keys", body: `{"A":true}`, want: []Property{prop("A", BoolValue(true))}},
