@@ -3,6 +3,7 @@ package colcache
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tablo/tablo/internal/keys"
@@ -110,4 +111,25 @@ func TestWriteDuringFirstBuild(t *testing.T) {
 
 func equalSuffix(v *View, suffix string, key []byte) bool {
 	return string(v.AppendKey(nil, []byte(suffix))) == string(key)
+}
+
+// TestDisabledCacheNeverBuilds: with no memory budget, scans never start a build (the table
+// is never frozen), however much they examine.
+func TestDisabledCacheNeverBuilds(t *testing.T) {
+	st, err := pebble.Open(pebble.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var frozen atomic.Int32
+	c := New(Options{MaxBytes: 0, BuildAfter: 1}, func(ctx context.Context, id uint64, fn func(tx store.Txn) error) error {
+		frozen.Add(1)
+		return st.Update(ctx, []store.Lock{{Name: fmt.Sprint("table", id)}}, fn)
+	})
+	defer c.Close()
+	c.NoteScan(1, []string{"Cat"}, 1000)
+	c.builds.Wait()
+	if n := frozen.Load(); n != 0 {
+		t.Fatalf("a cache without memory froze the table %d times", n)
+	}
 }
