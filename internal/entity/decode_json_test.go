@@ -175,6 +175,12 @@ func decodeCases(t testing.TB) []decodeCase {
 		{name: "short unicode escape", body: body(`"A":"\u12"`), code: azerr.InvalidInput},
 		{name: "invalid utf-8", body: body("\"A\":\"\xff\""), code: azerr.InvalidInput},
 		{name: "missing colon", body: `{"A" 1}`, code: azerr.InvalidInput},
+		// Bodies cut short where a value is due: the scanner must not read past the end.
+		{name: "ends after a colon", body: `{"A":`, code: azerr.InvalidInput},
+		{name: "ends after a colon and spaces", body: `{"A":  `, code: azerr.InvalidInput},
+		{name: "ends inside an array", body: `{"odata.x":[1,`, code: azerr.InvalidInput},
+		{name: "ends inside an object", body: `{"odata.x":{"a":`, code: azerr.InvalidInput},
+		{name: "ends after a literal", body: `{"A":true`, code: azerr.InvalidInput},
 		{name: "too deep", body: body(`"odata.x":` + strings.Repeat("[", 100) + strings.Repeat("]", 100)), code: azerr.InvalidInput},
 
 		// Duplicates.
