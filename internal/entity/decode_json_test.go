@@ -181,6 +181,11 @@ func decodeCases(t testing.TB) []decodeCase {
 		{name: "ends inside an array", body: `{"odata.x":[1,`, code: azerr.InvalidInput},
 		{name: "ends inside an object", body: `{"odata.x":{"a":`, code: azerr.InvalidInput},
 		{name: "ends after a literal", body: `{"A":true`, code: azerr.InvalidInput},
+		{name: "ends inside a literal", body: `{"A":tru`, code: azerr.InvalidInput},
+		{name: "ends inside a nested literal", body: `{"odata.x":[nul`, code: azerr.InvalidInput},
+		// Nesting: maxNesting levels inside a member value are skipped, one more is refused.
+		{name: "nested to the limit", body: body(`"odata.x":` + strings.Repeat("[", maxNesting) + strings.Repeat("]", maxNesting)), pk: "p", rk: "r", keys: both},
+		{name: "nested past the limit", body: body(`"odata.x":` + strings.Repeat("[", maxNesting+1) + strings.Repeat("]", maxNesting+1)), code: azerr.InvalidInput},
 		{name: "too deep", body: body(`"odata.x":` + strings.Repeat("[", 100) + strings.Repeat("]", 100)), code: azerr.InvalidInput},
 
 		// Duplicates.
