@@ -133,3 +133,35 @@ func TestDisabledCacheNeverBuilds(t *testing.T) {
 		t.Fatalf("a cache without memory froze the table %d times", n)
 	}
 }
+
+// TestRetryAfterTooBig: a build that did not fit the budget is tried again only once scans
+// have examined twice as many entities as the attempt followed, and exactly then.
+func TestRetryAfterTooBig(t *testing.T) {
+	st, err := pebble.Open(pebble.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var frozen atomic.Int32
+	c := New(Options{MaxBytes: 1, BuildAfter: 100}, func(ctx context.Context, id uint64, fn func(tx store.Txn) error) error {
+		frozen.Add(1)
+		return st.Update(ctx, []store.Lock{{Name: fmt.Sprint("table", id)}}, fn)
+	})
+	defer c.Close()
+	f := &fixture{t: t, st: st, c: c}
+	f.load(1, 10)
+	scan := func(n int) int32 {
+		c.NoteScan(1, []string{"Cat"}, n)
+		c.builds.Wait()
+		return frozen.Load()
+	}
+	if n := scan(100); n != 1 {
+		t.Fatalf("%d builds after BuildAfter entities, want 1", n)
+	}
+	if n := scan(199); n != 1 {
+		t.Fatalf("%d builds after 199 more entities, want still 1 (retry after 200)", n)
+	}
+	if n := scan(1); n != 2 {
+		t.Fatalf("%d builds after 200 more entities, want 2", n)
+	}
+}
