@@ -48,7 +48,11 @@ func TestAwaitBuild(t *testing.T) {
 	awaited := make(chan bool, 1)
 	go func() { awaited <- f.c.AwaitBuild(ctx, 1, []string{"Cat"}, far) }()
 	for !f.awaiting(1) { // the build cannot end before release: AwaitBuild must be waiting on it
-		time.Sleep(time.Millisecond)
+		select {
+		case ok := <-awaited:
+			t.Fatalf("AwaitBuild returned %v while the build was held up", ok)
+		case <-time.After(time.Millisecond):
+		}
 	}
 	close(release)
 	if err := <-wrote; err != nil {
