@@ -196,6 +196,8 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 		"", "plain", `quote " backslash \ slash /`, "\x00\x01\x07\b\t\n\v\f\r\x1b\x1f\x7f",
 		"line\u2028para\u2029end", "<>&", "héllo 😀 日本", "bad \xff utf8 \xc3", "\xed\xa0\x80 surrogate",
 		"\ufffd", strings.Repeat("a\u2028", 50),
+		// Plain words up to the very end, where the word-at-a-time scan stops at the length.
+		"abcdefgh", "abcdefghijklmnop", "\nabcdefgh",
 	}
 	for c := 0; c < 256; c++ {
 		inputs = append(inputs, string([]byte{byte(c)}), "x"+string([]byte{byte(c)})+"y")
