@@ -3,6 +3,7 @@ package colcache
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +24,11 @@ func TestAwaitBuild(t *testing.T) {
 
 	// A writer holds the table's lock shared, so the build waits in its freeze.
 	release := make(chan struct{})
+	// Let the writer go however the test ends, so that the cache's Close (a cleanup that
+	// runs after this one) does not wait forever on the build held up behind it.
+	var releaseOnce sync.Once
+	releaseWriter := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(releaseWriter)
 	writing := make(chan struct{})
 	wrote := make(chan error, 1)
 	go func() {
@@ -54,7 +60,7 @@ func TestAwaitBuild(t *testing.T) {
 		case <-time.After(time.Millisecond):
 		}
 	}
-	close(release)
+	releaseWriter()
 	if err := <-wrote; err != nil {
 		t.Fatal(err)
 	}
