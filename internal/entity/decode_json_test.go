@@ -182,6 +182,9 @@ func decodeCases(t testing.TB) []decodeCase {
 		{name: "ends inside an object", body: `{"odata.x":{"a":`, code: azerr.InvalidInput},
 		{name: "ends after a literal", body: `{"A":true`, code: azerr.InvalidInput},
 		{name: "ends inside a literal", body: `{"A":tru`, code: azerr.InvalidInput},
+		{name: "ends after a number", body: `{"A":12`, code: azerr.InvalidInput},
+		{name: "ends after a fraction", body: `{"A":1.5`, code: azerr.InvalidInput},
+		{name: "ends after an exponent's e", body: `{"A":1e`, code: azerr.InvalidInput},
 		{name: "ends inside a nested literal", body: `{"odata.x":[nul`, code: azerr.InvalidInput},
 		// Nesting: maxNesting levels inside a member value are skipped, one more is refused.
 		{name: "nested to the limit", body: body(`"odata.x":` + strings.Repeat("[", maxNesting) + strings.Repeat("]", maxNesting)), pk: "p", rk: "r", keys: both},
