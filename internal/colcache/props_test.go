@@ -20,3 +20,25 @@ func TestMaxPropsKeepsTheMostRecent(t *testing.T) {
 		t.Fatal("a property requested again did not replace the least recent one")
 	}
 }
+
+// TestEvictsTheOldestBuild: with no reads in between, the table built first is the least
+// recently used one, evicted when a third does not fit beside the other two.
+func TestEvictsTheOldestBuild(t *testing.T) {
+	probe := newFixture(t, Options{MaxBytes: 16 << 20})
+	probe.load(1, 100)
+	if err := probe.c.Build(1, []string{"Cat"}); err != nil {
+		t.Fatal(err)
+	}
+	size := probe.c.Stats().Bytes
+	f := newFixture(t, Options{MaxBytes: 5 * size / 2})
+	for id := uint64(1); id <= 3; id++ {
+		f.load(id, 100)
+		if err := f.c.Build(id, []string{"Cat"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f.ready(1, []string{"Cat"}) || !f.ready(2, []string{"Cat"}) || !f.ready(3, []string{"Cat"}) {
+		t.Fatalf("after three builds, tables 2 and 3 should remain: 1 %v, 2 %v, 3 %v",
+			f.ready(1, []string{"Cat"}), f.ready(2, []string{"Cat"}), f.ready(3, []string{"Cat"}))
+	}
+}
