@@ -41,4 +41,15 @@ func TestEvictsTheOldestBuild(t *testing.T) {
 		t.Fatalf("after three builds, tables 2 and 3 should remain: 1 %v, 2 %v, 3 %v",
 			f.ready(1, []string{"Cat"}), f.ready(2, []string{"Cat"}), f.ready(3, []string{"Cat"}))
 	}
+	// Two tables that fill the budget exactly both stay.
+	g := newFixture(t, Options{MaxBytes: 2 * size})
+	for id := uint64(1); id <= 2; id++ {
+		g.load(id, 100)
+		if err := g.c.Build(id, []string{"Cat"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !g.ready(1, []string{"Cat"}) || !g.ready(2, []string{"Cat"}) {
+		t.Fatal("a table was evicted although both fit the budget exactly")
+	}
 }
