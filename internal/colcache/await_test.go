@@ -3,6 +3,7 @@ package colcache
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +24,11 @@ func TestAwaitBuild(t *testing.T) {
 
 	// A writer holds the table's lock shared, so the build waits in its freeze.
 	release := make(chan struct{})
+	// Let the writer go however the test ends, so that the cache's Close (a cleanup that
+	// runs after this one) does not wait forever on the build held up behind it.
+	var releaseOnce sync.Once
+	releaseWriter := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(releaseWriter)
 	writing := make(chan struct{})
 	wrote := make(chan error, 1)
 	go func() {
@@ -48,9 +54,13 @@ func TestAwaitBuild(t *testing.T) {
 	awaited := make(chan bool, 1)
 	go func() { awaited <- f.c.AwaitBuild(ctx, 1, []string{"Cat"}, far) }()
 	for !f.awaiting(1) { // the build cannot end before release: AwaitBuild must be waiting on it
-		time.Sleep(time.Millisecond)
+		select {
+		case ok := <-awaited:
+			t.Fatalf("AwaitBuild returned %v while the build was held up", ok)
+		case <-time.After(time.Millisecond):
+		}
 	}
-	close(release)
+	releaseWriter()
 	if err := <-wrote; err != nil {
 		t.Fatal(err)
 	}

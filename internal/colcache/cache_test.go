@@ -307,4 +307,17 @@ func TestMatchedCopies(t *testing.T) {
 	if _, ok := w.Value(1); ok {
 		t.Fatal("a copy kept beyond the budget")
 	}
+
+	// Room for exactly one chunk: the copy is kept.
+	h := newFixture(t, Options{MaxBytes: before + matchedChunk, ValuesMaxBytes: 1})
+	h.load(1, 100)
+	if err := h.c.Build(1, props); err != nil {
+		t.Fatal(err)
+	}
+	x := h.view(1, props)
+	defer x.Release()
+	x.Remember(1, []byte("one"))
+	if got, ok := x.Value(1); !ok || string(got) != "one" {
+		t.Fatalf("a copy that fits the budget exactly: %q, %v", got, ok)
+	}
 }

@@ -141,6 +141,9 @@ func decodeCases(t testing.TB) []decodeCase {
 			body: body(`"odata.metadata":"x","odata.etag":"W/\"datetime'2024'\"","odata.type":"a.b","odata.id":"u","odata.editLink":"e","Timestamp":"2024-01-01T00:00:00Z","Timestamp@odata.type":"Edm.DateTime","A@odata.etag":"x","odata.nested":{"a":[1,{"b":null}]},"A":1`),
 			pk:   "p", rk: "r", keys: both, want: []Property{prop("A", Int32Value(1))},
 		},
+		// An annotation of the entity in the "X@odata.*" form with no X (OData v4 JSON's
+		// "@odata.etag") is an annotation too, not a property with an invalid name.
+		{name: "odata annotations with no name before @ ignored", body: body(`"@odata.etag":"W/\"x\"","@odata.context":"c","A":1`), pk: "p", rk: "r", keys: both, want: []Property{prop("A", Int32Value(1))}},
 		{name: "timestamp of any type ignored", body: body(`"Timestamp":123`), pk: "p", rk: "r", keys: both},
 		{name: "null keys are absent", body: `{"PartitionKey":null,"RowKey":"r"}`, rk: "r", keys: KeyPresence{RowKey: true}},
 		{name: "no keys", body: `{"A":true}`, want: []Property{prop("A", BoolValue(true))}},
@@ -172,6 +175,21 @@ func decodeCases(t testing.TB) []decodeCase {
 		{name: "short unicode escape", body: body(`"A":"\u12"`), code: azerr.InvalidInput},
 		{name: "invalid utf-8", body: body("\"A\":\"\xff\""), code: azerr.InvalidInput},
 		{name: "missing colon", body: `{"A" 1}`, code: azerr.InvalidInput},
+		// Bodies cut short where a value is due: the scanner must not read past the end.
+		{name: "ends after a colon", body: `{"A":`, code: azerr.InvalidInput},
+		{name: "ends after a colon and spaces", body: `{"A":  `, code: azerr.InvalidInput},
+		{name: "ends inside an array", body: `{"odata.x":[1,`, code: azerr.InvalidInput},
+		{name: "ends inside an object", body: `{"odata.x":{"a":`, code: azerr.InvalidInput},
+		{name: "ends after a literal", body: `{"A":true`, code: azerr.InvalidInput},
+		{name: "ends inside a literal", body: `{"A":tru`, code: azerr.InvalidInput},
+		{name: "ends after a number", body: `{"A":12`, code: azerr.InvalidInput},
+		{name: "lone surrogate ends the string", body: body(`"A":"\ud800"`), pk: "p", rk: "r", keys: both, want: []Property{prop("A", StringValue("\ufffd"))}},
+		{name: "ends after a fraction", body: `{"A":1.5`, code: azerr.InvalidInput},
+		{name: "ends after an exponent's e", body: `{"A":1e`, code: azerr.InvalidInput},
+		{name: "ends inside a nested literal", body: `{"odata.x":[nul`, code: azerr.InvalidInput},
+		// Nesting: maxNesting levels inside a member value are skipped, one more is refused.
+		{name: "nested to the limit", body: body(`"odata.x":` + strings.Repeat("[", maxNesting) + strings.Repeat("]", maxNesting)), pk: "p", rk: "r", keys: both},
+		{name: "nested past the limit", body: body(`"odata.x":` + strings.Repeat("[", maxNesting+1) + strings.Repeat("]", maxNesting+1)), code: azerr.InvalidInput},
 		{name: "too deep", body: body(`"odata.x":` + strings.Repeat("[", 100) + strings.Repeat("]", 100)), code: azerr.InvalidInput},
 
 		// Duplicates.

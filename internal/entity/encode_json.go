@@ -236,8 +236,9 @@ func appendDouble(dst []byte, f float64) []byte {
 	start := len(dst)
 	dst = strconv.AppendFloat(dst, f, format, -1, 64)
 	if format == 'e' {
-		// e-07 → e-7, as encoding/json does.
-		if n := len(dst); n-start >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+		// e-07 → e-7, as encoding/json does. The 'e' form is at least 5 bytes ("1e-07"), so
+		// dst[n-4] is always within it.
+		if n := len(dst); dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
 			dst[n-2] = dst[n-1]
 			dst = dst[:n-1]
 		}

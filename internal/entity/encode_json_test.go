@@ -142,6 +142,14 @@ func TestAppendJSONGolden(t *testing.T) {
 			want:   `{"odata.type":"myaccount.Customers","odata.id":"{base}/Customers(PartitionKey='mypk',RowKey='myrk')","odata.etag":"W/\"datetime'2024-05-01T10%3A20%3A30.1234567Z'\"","odata.editLink":"Customers(PartitionKey='mypk',RowKey='myrk')","RowKey":"myrk","Timestamp@odata.type":"Edm.DateTime","Timestamp":"2024-05-01T10:20:30.1234567Z","Blob@odata.type":"Edm.Binary","Blob":"AQID"}`,
 		},
 		{
+			// A collection element (no odata.metadata) whose first selected property is
+			// annotated: the annotation follows odata.etag and precedes the next member.
+			name:   "element select starting with an annotated property",
+			entity: specEntity(t),
+			opts:   EncodeOptions{Select: []string{"Blob", "Age"}},
+			want:   `{"odata.etag":"W/\"datetime'2024-05-01T10%3A20%3A30.1234567Z'\"","Blob@odata.type":"Edm.Binary","Blob":"AQID","Age":23}`,
+		},
+		{
 			name:   "empty select at nometadata",
 			entity: specEntity(t),
 			opts:   EncodeOptions{Level: NoMetadata, Select: []string{}},
@@ -188,6 +196,8 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 		"", "plain", `quote " backslash \ slash /`, "\x00\x01\x07\b\t\n\v\f\r\x1b\x1f\x7f",
 		"line\u2028para\u2029end", "<>&", "héllo 😀 日本", "bad \xff utf8 \xc3", "\xed\xa0\x80 surrogate",
 		"\ufffd", strings.Repeat("a\u2028", 50),
+		// Plain words up to the very end, where the word-at-a-time scan stops at the length.
+		"abcdefgh", "abcdefghijklmnop", "\nabcdefgh",
 	}
 	for c := 0; c < 256; c++ {
 		inputs = append(inputs, string([]byte{byte(c)}), "x"+string([]byte{byte(c)})+"y")

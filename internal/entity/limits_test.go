@@ -28,6 +28,10 @@ func TestValidateKey(t *testing.T) {
 		{strings.Repeat("x", MaxKeyLength+1), azerr.PropertyValueTooLarge},
 		{strings.Repeat("😀", MaxKeyLength/2), ""},
 		{strings.Repeat("😀", MaxKeyLength/2) + "x", azerr.PropertyValueTooLarge},
+		// U+10000, the first rune that takes two UTF-16 units, and U+FFFF, the last that takes one.
+		{strings.Repeat("\U00010000", MaxKeyLength/2), ""},
+		{strings.Repeat("\U00010000", MaxKeyLength/2) + "x", azerr.PropertyValueTooLarge},
+		{strings.Repeat("\uffff", MaxKeyLength), ""},
 		{"a/b", azerr.OutOfRangeInput},
 		{`a\b`, azerr.OutOfRangeInput},
 		{"a#b", azerr.OutOfRangeInput},
@@ -119,6 +123,11 @@ func TestCheckLimits(t *testing.T) {
 	}
 	if got := Size(one(10)); got != 4+4+8+2+4+20 {
 		t.Errorf("Size = %d", got)
+	}
+	// Names and keys count two bytes per UTF-16 unit: "Name" 8, "pk" 4, "rk😀" 8.
+	named := &Entity{PartitionKey: "pk", RowKey: "rk😀", Props: []Property{prop("Name", Int32Value(1))}}
+	if got := Size(named); got != 4+(4+8)+(8+8+4) {
+		t.Errorf("Size with longer names = %d", got)
 	}
 	fixed := 4 + 4 + 8 + 2 + 4
 	if n := (MaxEntitySize - fixed) / 2; CheckLimits(one(n)) != nil || !azerr.Is(CheckLimits(one(n+1)), azerr.EntityTooLarge) {

@@ -137,11 +137,6 @@ func Ticks(t time.Time) int64 {
 
 // TimeOf converts DateTime ticks to a UTC time.Time.
 func TimeOf(ticks int64) time.Time {
-	sec := ticks / TicksPerSecond
-	rem := ticks % TicksPerSecond
-	if rem < 0 {
-		sec--
-		rem += TicksPerSecond
-	}
-	return time.Unix(sec, rem*100).UTC()
+	// time.Unix normalises a negative remainder (ticks before 1970).
+	return time.Unix(ticks/TicksPerSecond, ticks%TicksPerSecond*100).UTC()
 }

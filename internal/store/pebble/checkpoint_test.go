@@ -3,6 +3,7 @@ package pebble
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -47,6 +48,11 @@ func TestSnapshotSaveRestore(t *testing.T) {
 			}
 			defer d.Close()
 			put(t, d, "a", "1")
+			// Flushed, so that the snapshot shares a table file with the live engine, which a
+			// restore must replace rather than trip over.
+			if err := d.db.Flush(); err != nil {
+				t.Fatal(err)
+			}
 			if err := d.SaveSnapshot(ctx, "s1"); err != nil {
 				t.Fatal(err)
 			}
@@ -116,8 +122,11 @@ func TestRestoreFinishedAfterCrash(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, restoreMarker), []byte("s"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "other-tool.pid"), []byte("1"), 0o644); err != nil {
-		t.Fatal(err)
+	// Files that are not Pebble's, one of them numbered like Pebble's files are.
+	for _, n := range []string{"other-tool.pid", "000042.bak"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("1"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	d, err = Open(Options{Dir: dir})
 	if err != nil {
@@ -130,8 +139,10 @@ func TestRestoreFinishedAfterCrash(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, restoreMarker)); !os.IsNotExist(err) {
 		t.Fatal("marker left behind")
 	}
-	if _, err := os.Stat(filepath.Join(dir, "other-tool.pid")); err != nil {
-		t.Fatal("a file that is not Pebble's was removed")
+	for _, n := range []string{"other-tool.pid", "000042.bak"} {
+		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+			t.Fatalf("%s, not Pebble's, was removed", n)
+		}
 	}
 }
 
@@ -147,41 +158,50 @@ func TestSnapshotKeepsExtents(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, err := d.Extents().NewExtent(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := w.Write([]byte("saved bytes")); err != nil {
-				t.Fatal(err)
-			}
-			id, err := w.Commit()
-			if err != nil {
-				t.Fatal(err)
+			// Several extents, so that saving and restoring must link each, not only the first.
+			var ids []uint64
+			for i := range 3 {
+				w, err := d.Extents().NewExtent(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := fmt.Fprintf(w, "saved bytes %d", i); err != nil {
+					t.Fatal(err)
+				}
+				id, err := w.Commit()
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, id)
 			}
 			if err := d.SaveSnapshot(ctx, "s"); err != nil {
 				t.Fatal(err)
 			}
-			if err := d.Extents().DeleteExtents(ctx, []uint64{id}); err != nil {
+			if err := d.Extents().DeleteExtents(ctx, ids); err != nil {
 				t.Fatal(err)
 			}
 			if err := d.RestoreSnapshot(ctx, "s"); err != nil {
 				t.Fatal(err)
 			}
-			r, err := d.Extents().ReadExtent(ctx, id, 0, 11)
-			if err != nil {
-				t.Fatalf("extent %d after restore: %v", id, err)
+			for i, id := range ids {
+				want := fmt.Sprintf("saved bytes %d", i)
+				r, err := d.Extents().ReadExtent(ctx, id, 0, int64(len(want)))
+				if err != nil {
+					t.Fatalf("extent %d after restore: %v", id, err)
+				}
+				b, _ := io.ReadAll(r)
+				r.Close()
+				if string(b) != want {
+					t.Fatalf("extent %d after restore: %q, want %q", id, b, want)
+				}
 			}
-			b, _ := io.ReadAll(r)
-			r.Close()
-			if string(b) != "saved bytes" {
-				t.Fatalf("extent %d after restore: %q", id, b)
-			}
+			id := slices.Max(ids)
 			if mem {
 				return
 			}
 			// Deleted again and the engine reopened: the next id must not reuse the one the
 			// snapshot still holds.
-			if err := d.Extents().DeleteExtents(ctx, []uint64{id}); err != nil {
+			if err := d.Extents().DeleteExtents(ctx, ids); err != nil {
 				t.Fatal(err)
 			}
 			if err := d.Close(); err != nil {
@@ -192,7 +212,7 @@ func TestSnapshotKeepsExtents(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer d.Close()
-			w, err = d.Extents().NewExtent(ctx)
+			w, err := d.Extents().NewExtent(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -78,6 +78,9 @@ func TestGroupCommitNoWindowNeverWaits(t *testing.T) {
 	if d := g.interval(); d != 0 {
 		t.Fatalf("window 0: interval %v, want 0", d)
 	}
+	if n := g.waits.Load(); n != 0 {
+		t.Fatalf("window 0: %d syncs counted as waiting", n)
+	}
 }
 
 // overlap has peak writers in flight at once, then all but remaining leave.
