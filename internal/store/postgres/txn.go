@@ -103,8 +103,8 @@ func (d *DB) InsertIf(ctx context.Context, locks []store.Lock, key, value, guard
 //
 // The guard is read as of the statement's start and, unlike InsertIf's, not locked
 // (store.GuardedWriter says why that is enough): a lock taken by every write of a table on
-// its one catalog row cost each write two more WAL records (a row lock, and a multixact
-// when writers overlap) and about a fifth more database CPU per update.
+// its one catalog row cost each update two more WAL records (a row lock, and a multixact
+// when writers overlap): 4.6-5.0 records per upsert with it, 2.6-3.0 without.
 func (d *DB) WriteIf(ctx context.Context, locks []store.Lock, w store.CondWrite) (bool, error) {
 	k, gk, gv := nonNil(w.Key), nonNil(w.GuardKey), nonNil(w.GuardValue)
 	switch {
