@@ -19,6 +19,10 @@ const (
 	DeleteBlob
 	LeaseBlob
 	GetAccountInfo
+	GetBlobTags
+	SetBlobTags
+	FindBlobs            // Find Blobs by Tags in the account
+	FindBlobsInContainer // Find Blobs by Tags in a container
 	blobOpsEnd
 )
 
@@ -26,6 +30,7 @@ var blobOperationNames = [...]string{
 	"ListContainers", "CreateContainer", "DeleteContainer", "GetContainerProperties",
 	"SetContainerMetadata", "GetContainerACL", "SetContainerACL", "LeaseContainer", "ListBlobs",
 	"ReadBlob", "WriteBlob", "AppendBlob", "DeleteBlob", "LeaseBlob", "GetAccountInfo",
+	"GetBlobTags", "SetBlobTags", "FindBlobs", "FindBlobsInContainer",
 }
 
 // blobSASRules follows blob.md §13.3 (service SAS) and §13.4 (account SAS). A write that
@@ -46,6 +51,10 @@ var blobSASRules = [...]sasRule{
 	{service: "d", resource: 'o', account: "d"},         // DeleteBlob
 	{service: "w", resource: 'o', account: "w"},         // LeaseBlob
 	{resource: 's'}, // GetAccountInfo
+	{service: "t", resource: 'o', account: "t"},        // GetBlobTags
+	{service: "t", resource: 'o', account: "t"},        // SetBlobTags
+	{serviceDenied: true, resource: 's', account: "f"}, // FindBlobs
+	{service: "f", resource: 'c', account: "f"},        // FindBlobsInContainer
 }
 
 // ruleOf returns an operation's SAS rule.

@@ -116,6 +116,14 @@ const (
 	NoPendingCopyOperation                Code = "NoPendingCopyOperation"
 	PendingCopyOperation                  Code = "PendingCopyOperation"
 	BlobArchived                          Code = "BlobArchived"
+	// Blob index tags.
+	TagsTooLarge      Code = "TagsTooLarge"
+	EmptyTagName      Code = "EmptyTagName"
+	DuplicateTagNames Code = "DuplicateTagNames"
+	InvalidTag        Code = "InvalidTag"
+	// Page blob diffs.
+	PreviousSnapshotNotFound      Code = "PreviousSnapshotNotFound"
+	PreviousSnapshotCannotBeNewer Code = "PreviousSnapshotCannotBeNewer"
 )
 
 type definition struct {
@@ -223,6 +231,12 @@ var table = map[Code]definition{
 	NoPendingCopyOperation:                  {http.StatusConflict, "There is currently no pending copy operation."},
 	PendingCopyOperation:                    {http.StatusConflict, "There is currently a pending copy operation."},
 	BlobArchived:                            {http.StatusConflict, "This operation is not permitted on an archived blob."},
+	TagsTooLarge:                            {http.StatusBadRequest, "The tags specified exceed the maximum permissible limit."},
+	EmptyTagName:                            {http.StatusBadRequest, "The name of one of the tag key-value pairs is empty."},
+	DuplicateTagNames:                       {http.StatusBadRequest, "The tags specified contain duplicate names."},
+	InvalidTag:                              {http.StatusBadRequest, "The tags specified are invalid. It contains characters that are not permitted."},
+	PreviousSnapshotNotFound:                {http.StatusConflict, "The previous snapshot is not found."},
+	PreviousSnapshotCannotBeNewer:           {http.StatusBadRequest, "The prevsnapshot query parameter value cannot be newer than snapshot query parameter value."},
 }
 
 // Status returns the HTTP status of c, or 500 for a code missing from the table.

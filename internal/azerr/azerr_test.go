@@ -24,6 +24,7 @@ var allCodes = []Code{
 	InvalidXMLDocument, InvalidXMLNodeValue, RequestBodyTooLarge, UnsupportedHTTPVerb,
 	CorsPreflightFailure, InternalError, OperationTimedOut, ServerBusy,
 	QueueAlreadyExists, QueueBeingDeleted, QueueNotFound, QueueDisabled, MessageNotFound, PopReceiptMismatch, MessageTooLarge, InvalidMarker, OutOfRangeQueryParameterValue, MissingRequiredQueryParameter, InvalidMetadata, MetadataTooLarge, UnsupportedHeader, ContainerAlreadyExists, ContainerBeingDeleted, ContainerNotFound, BlobNotFound, BlobAlreadyExists, SnapshotsPresent, InvalidBlobType, InvalidBlockList, InvalidBlockID, InvalidBlobOrBlock, BlockCountExceedsLimit, MD5Mismatch, CRC64Mismatch, InvalidRange, InvalidPageRange, ConditionNotMet, AppendPositionConditionNotMet, MaxBlobSizeConditionNotMet, SequenceNumberConditionNotMet, SourceConditionNotMet, LeaseIDMissing, LeaseIDMismatchWithBlobOperation, LeaseIDMismatchWithContainerOperation, LeaseNotPresentWithBlobOperation, LeaseNotPresentWithContainerOperation, LeaseAlreadyPresent, LeaseIDMismatchWithLeaseOperation, LeaseNotPresentWithLeaseOperation, LeaseIsBreakingAndCannotBeAcquired, LeaseIsBreakingAndCannotBeChanged, LeaseIsBrokenAndCannotBeRenewed, LeaseLost, CannotVerifyCopySource, NoPendingCopyOperation, PendingCopyOperation, BlobArchived,
+	TagsTooLarge, EmptyTagName, DuplicateTagNames, InvalidTag, PreviousSnapshotNotFound, PreviousSnapshotCannotBeNewer,
 }
 
 func TestTableComplete(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/keys"
@@ -77,8 +78,10 @@ type PutRequest struct {
 	Tier   string
 	Cond   Cond
 	Body   Body
-	// PageSize is a page blob's x-ms-blob-content-length.
-	PageSize int64
+	// PageSize is a page blob's x-ms-blob-content-length, Seq its x-ms-blob-sequence-number.
+	PageSize, Seq int64
+	// Tags are x-ms-tags.
+	Tags Tags
 }
 
 // Put is Put Blob: it replaces the blob entirely and drops its uncommitted blocks.
@@ -127,13 +130,14 @@ func (s *Service) Put(ctx context.Context, r Ref, p PutRequest) (*Blob, error) {
 			return nil, err
 		}
 		nb := s.fresh(old, p.Type, p.Props, p.Meta, p.Tier)
+		nb.Tags = p.Tags
 		if !p.SetMD5 && p.Type == BlockBlob {
 			nb.Props.ContentMD5 = w.md5
 		}
 		nb.Size = w.size
 		switch {
 		case p.Type == PageBlob:
-			nb.Size = p.PageSize
+			nb.Size, nb.Seq = p.PageSize, p.Seq
 		case w.ext != 0:
 			nb.Blocks = []Block{{Size: w.size, Ext: w.ext}}
 		default:
@@ -181,12 +185,18 @@ func (s *Service) checkWrite(old *Blob, cond Cond, now int64, create bool) error
 		if cond.LeaseID != "" {
 			return azerr.New(azerr.LeaseNotPresentWithBlobOperation)
 		}
+		if cond.IfTags != nil {
+			return azerr.New(azerr.ConditionNotMet)
+		}
 		return cond.check(false, "", 0, false, create)
 	}
 	if err := old.Lease.checkWrite(now, cond.LeaseID, false); err != nil {
 		return err
 	}
-	return cond.check(true, old.ETag(), old.Modified, false, create)
+	if err := cond.check(true, old.ETag(), old.Modified, false, create); err != nil {
+		return err
+	}
+	return cond.checkTags(old.Tags)
 }
 
 // Get returns a blob's record for reading (conditions and lease id checked). Missing →
@@ -209,6 +219,9 @@ func (s *Service) Get(ctx context.Context, r Ref, cond Cond) (*Blob, error) {
 	if err := cond.check(true, b.ETag(), b.Modified, true, false); err != nil {
 		return nil, err
 	}
+	if err := cond.checkTags(b.Tags); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
 
@@ -220,13 +233,54 @@ func (s *Service) existing(old *Blob, cond Cond, now int64) error {
 	return s.checkWrite(old, cond, now, false)
 }
 
-// SetProperties replaces the six content properties (unsent ones are cleared).
-func (s *Service) SetProperties(ctx context.Context, r Ref, props Props, cond Cond) (*Blob, error) {
+// SetPropsRequest is Set Blob Properties.
+type SetPropsRequest struct {
+	Props Props
+	// KeepProps leaves the content properties alone: the request carried none of them, only
+	// a page blob's resize or sequence number headers.
+	KeepProps bool
+	// Resize is a page blob's new x-ms-blob-content-length (-1: unchanged).
+	Resize int64
+	// SeqAction is x-ms-sequence-number-action ("": none; max, update or increment) and Seq
+	// its x-ms-blob-sequence-number.
+	SeqAction string
+	Seq       int64
+}
+
+// SetProperties replaces the six content properties (unsent ones are cleared) and, for a
+// page blob, resizes it and sets its sequence number.
+func (s *Service) SetProperties(ctx context.Context, r Ref, p SetPropsRequest, cond Cond) (*Blob, error) {
+	if p.Resize >= 0 && p.Resize%pageSize != 0 {
+		return nil, azerr.New(azerr.InvalidHeaderValue)
+	}
 	return s.update(ctx, r, func(_ store.Txn, _ *Container, old *Blob, now int64) (*Blob, error) {
 		if err := s.existing(old, cond, now); err != nil {
 			return nil, err
 		}
-		old.Props, old.Modified = props, s.clk.tick()
+		if (p.Resize >= 0 || p.SeqAction != "") && old.Type != PageBlob {
+			return nil, azerr.New(azerr.InvalidBlobType)
+		}
+		if !p.KeepProps {
+			old.Props = p.Props
+		}
+		if p.Resize >= 0 {
+			if p.Resize < old.Size {
+				old.Pages = cut(old.Pages, p.Resize, old.Size-p.Resize)
+			}
+			old.Size = p.Resize
+		}
+		switch p.SeqAction {
+		case "max":
+			old.Seq = max(old.Seq, p.Seq)
+		case "update":
+			old.Seq = p.Seq
+		case "increment":
+			if old.Seq == math.MaxInt64 {
+				return nil, azerr.New(azerr.InvalidHeaderValue)
+			}
+			old.Seq++
+		}
+		old.Modified = s.clk.tick()
 		return old, nil
 	})
 }
@@ -266,6 +320,9 @@ func (s *Service) Lease(ctx context.Context, r Ref, lr LeaseRequest, cond Cond) 
 		}
 		cond.LeaseID = ""
 		if err := cond.check(true, old.ETag(), old.Modified, false, false); err != nil {
+			return nil, err
+		}
+		if err := cond.checkTags(old.Tags); err != nil {
 			return nil, err
 		}
 		var err error
@@ -351,6 +408,9 @@ func (s *Service) Snapshot(ctx context.Context, r Ref, meta Meta, setMeta bool, 
 			return nil, err
 		}
 		if err := cond.check(true, old.ETag(), old.Modified, false, false); err != nil {
+			return nil, err
+		}
+		if err := cond.checkTags(old.Tags); err != nil {
 			return nil, err
 		}
 		snap = s.clk.tick()

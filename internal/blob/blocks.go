@@ -142,6 +142,7 @@ func (s *Service) PutBlockList(ctx context.Context, r Ref, list []BlockRef, p Pu
 			return nil, err
 		}
 		nb := s.fresh(old, BlockBlob, p.Props, p.Meta, p.Tier)
+		nb.Tags = p.Tags
 		if !p.SetMD5 {
 			nb.Props.ContentMD5 = nil
 		}
@@ -210,6 +211,9 @@ func (s *Service) GetBlockList(ctx context.Context, r Ref, cond Cond) (blob *Blo
 			return nil, nil, nil, err
 		}
 		if err := cond.check(true, blob.ETag(), blob.Modified, false, false); err != nil {
+			return nil, nil, nil, err
+		}
+		if err := cond.checkTags(blob.Tags); err != nil {
 			return nil, nil, nil, err
 		}
 		committed = []BlockInfo{}

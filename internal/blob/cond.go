@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tablo/tablo/internal/azerr"
+	"github.com/tablo/tablo/internal/tagquery"
 )
 
 // Cond holds a request's conditional headers (blob.md §9.7). Zero times are absent.
@@ -13,6 +14,8 @@ type Cond struct {
 	IfModifiedSince, IfUnmodifiedSince time.Time
 	// LeaseID is x-ms-lease-id.
 	LeaseID string
+	// IfTags is x-ms-if-tags (nil: absent), checked against the blob's tags (tags.go).
+	IfTags *tagquery.Expr
 }
 
 // NotModified is the error of a read whose If-None-Match / If-Modified-Since failed: the

@@ -18,6 +18,8 @@ type CopyRequest struct {
 	// SourceCond are the x-ms-source-if-* conditions.
 	SourceCond Cond
 	CopyID     string
+	// Tags are x-ms-tags: the destination's tags (the source's are not copied).
+	Tags Tags
 }
 
 // Copy copies a blob (or snapshot) onto dst. The destination shares the source's extents:
@@ -56,6 +58,7 @@ func (s *Service) Copy(ctx context.Context, dst Ref, r CopyRequest) (*Blob, erro
 		}
 		nb := s.fresh(old, src.Type, src.Props, meta, r.Tier)
 		nb.Size, nb.Blocks, nb.Pages, nb.inline, nb.Appends = src.Size, src.Blocks, src.Pages, src.inline, src.Appends
+		nb.Tags = r.Tags
 		nb.Copy = &Copy{ID: r.CopyID, Source: r.SourceURL, Completed: nb.Modified, Size: src.Size}
 		return nb, nil
 	})

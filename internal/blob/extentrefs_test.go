@@ -55,10 +55,10 @@ func fillEveryKind(t *testing.T, s *Service) {
 		t.Fatal(err)
 	}
 	pages := body(big[:4096])
-	if _, err := s.PutPage(ctx, ref("disk"), 0, 4096, &pages, Cond{}); err != nil {
+	if _, err := s.PutPage(ctx, ref("disk"), 0, 4096, &pages, Cond{}, NoSeqCond); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.PutPage(ctx, ref("disk"), 1024, 512, nil, Cond{}); err != nil { // cuts the run in two
+	if _, err := s.PutPage(ctx, ref("disk"), 1024, 512, nil, Cond{}, NoSeqCond); err != nil { // cuts the run in two
 		t.Fatal(err)
 	}
 }

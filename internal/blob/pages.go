@@ -46,8 +46,21 @@ func cut(runs []Page, off, n int64) []Page {
 	return out
 }
 
+// SeqCond holds the x-ms-if-sequence-number-le|lt|eq conditions of Put Page (-1: absent).
+type SeqCond struct{ LE, LT, EQ int64 }
+
+// NoSeqCond is a SeqCond without conditions.
+var NoSeqCond = SeqCond{-1, -1, -1}
+
+func (c SeqCond) check(seq int64) error {
+	if c.LE >= 0 && seq > c.LE || c.LT >= 0 && seq >= c.LT || c.EQ >= 0 && seq != c.EQ {
+		return azerr.New(azerr.SequenceNumberConditionNotMet)
+	}
+	return nil
+}
+
 // PutPage writes (body != nil) or clears pages [off, off+n).
-func (s *Service) PutPage(ctx context.Context, r Ref, off, n int64, body *Body, cond Cond) (StageResult, error) {
+func (s *Service) PutPage(ctx context.Context, r Ref, off, n int64, body *Body, cond Cond, seq SeqCond) (StageResult, error) {
 	if off%pageSize != 0 || n <= 0 || n%pageSize != 0 {
 		return StageResult{}, azerr.New(azerr.InvalidPageRange)
 	}
@@ -65,6 +78,9 @@ func (s *Service) PutPage(ctx context.Context, r Ref, off, n int64, body *Body, 
 			return azerr.New(azerr.InvalidBlobType)
 		}
 		if err := s.checkWrite(old, cond, now, false); err != nil {
+			return err
+		}
+		if err := seq.check(old.Seq); err != nil {
 			return err
 		}
 		if off+n > old.Size {
@@ -205,4 +221,64 @@ func (r *pageReader) Close() error {
 	}
 	r.s.gc.unhold(r.ids...)
 	return nil
+}
+
+// PageDiff compares a page blob with an older snapshot of it (Get Page Ranges with
+// prevsnapshot) within [off, off+n) (n < 0: to the end): changed are the ranges written
+// since prev (their bytes come from another extent or extent offset than prev's, as every
+// Put Page writes a new extent), cleared the ranges prev had written that b no longer has.
+// Both as [start, end] inclusive pairs, adjacent ranges merged.
+func PageDiff(b, prev *Blob, off, n int64) (changed, cleared [][2]int64) {
+	end := b.Size
+	if n >= 0 {
+		end = min(end, off+n)
+	}
+	cuts := []int64{off, end}
+	for _, runs := range [][]Page{b.Pages, prev.Pages} {
+		for _, p := range runs {
+			for _, x := range []int64{p.Off, p.Off + p.Len} {
+				if x > off && x < end {
+					cuts = append(cuts, x)
+				}
+			}
+		}
+	}
+	slices.Sort(cuts)
+	cuts = slices.Compact(cuts)
+	add := func(out [][2]int64, a, z int64) [][2]int64 {
+		if k := len(out); k > 0 && out[k-1][1]+1 == a {
+			out[k-1][1] = z - 1
+			return out
+		}
+		return append(out, [2]int64{a, z - 1})
+	}
+	for i := 0; i+1 < len(cuts); i++ {
+		a, z := cuts[i], cuts[i+1]
+		cur, curOK := runAt(b.Pages, a)
+		old, oldOK := runAt(prev.Pages, a)
+		switch {
+		case curOK && (!oldOK || cur.Ext != old.Ext || cur.ExtOff-cur.Off != old.ExtOff-old.Off):
+			changed = add(changed, a, z)
+		case !curOK && oldOK:
+			cleared = add(cleared, a, z)
+		}
+	}
+	return changed, cleared
+}
+
+// runAt returns the run holding byte x, if any.
+func runAt(runs []Page, x int64) (Page, bool) {
+	i, _ := slices.BinarySearchFunc(runs, x, func(p Page, x int64) int {
+		switch {
+		case p.Off+p.Len <= x:
+			return -1
+		case p.Off > x:
+			return 1
+		}
+		return 0
+	})
+	if i < len(runs) && runs[i].Off <= x && x < runs[i].Off+runs[i].Len {
+		return runs[i], true
+	}
+	return Page{}, false
 }

@@ -77,6 +77,10 @@ type Blob struct {
 	Copy    *Copy `json:"cp,omitempty"`
 	// Snapshots counts the blob's snapshots (base blob only), for Delete's SnapshotsPresent.
 	Snapshots int `json:"sn,omitempty"`
+	// Tags are the blob index tags (tags.go).
+	Tags Tags `json:"tg,omitempty"`
+	// Seq is a page blob's sequence number.
+	Seq int64 `json:"sq,omitempty"`
 	// inline holds the bytes of a small blob, stored in the record itself.
 	inline []byte
 }
@@ -105,6 +109,14 @@ func decodeRecord(b []byte, v any) (inline []byte, err error) {
 		return nil, fmt.Errorf("blob: corrupt record: %w", err)
 	}
 	return b[4+n:], nil
+}
+
+// recordHeaderEnd is where a record's JSON header ends.
+func recordHeaderEnd(b []byte) int {
+	if len(b) < 4 {
+		return 0
+	}
+	return min(len(b), 4+int(binary.BigEndian.Uint32(b)))
 }
 
 func decodeBlob(b []byte) (*Blob, error) {

@@ -73,6 +73,9 @@ func (s *Server) putBlob(c *call) error {
 		return azerr.New(azerr.RequestBodyTooLarge)
 	}
 	p := blob.PutRequest{Type: typ, Meta: c.meta(), Body: body}
+	if p.Tags, err = c.tagsHeader(); err != nil {
+		return err
+	}
 	if p.Props, p.SetMD5, err = c.props(); err != nil {
 		return err
 	}
@@ -89,6 +92,10 @@ func (s *Server) putBlob(c *call) error {
 		if p.PageSize, err = strconv.ParseInt(c.Header.Get("X-Ms-Blob-Content-Length"), 10, 64); err != nil {
 			return azerr.New(azerr.InvalidHeaderValue)
 		}
+		if p.Seq, err = c.seqHeader("X-Ms-Blob-Sequence-Number"); err != nil {
+			return err
+		}
+		p.Seq = max(p.Seq, 0)
 	}
 	b, err := s.svc.Put(c.Ctx, r, p)
 	if err != nil {
@@ -167,6 +174,9 @@ func (s *Server) putBlockList(c *call) error {
 		return err
 	}
 	p := blob.PutRequest{Type: blob.BlockBlob, Meta: c.meta()}
+	if p.Tags, err = c.tagsHeader(); err != nil {
+		return err
+	}
 	if p.Props, p.SetMD5, err = c.props(); err != nil {
 		return err
 	}
@@ -334,9 +344,6 @@ func (s *Server) getBlob(c *call) error {
 	if hasRange && (!rg.Suffix) {
 		if rg.Start >= b.Size {
 			h.Set("Content-Range", "bytes */"+strconv.FormatInt(b.Size, 10))
-			for _, k := range []string{"Etag", "Last-Modified"} {
-				_ = k
-			}
 			return azerr.New(azerr.InvalidRange)
 		}
 		end := b.Size - 1
@@ -405,21 +412,24 @@ func (s *Server) setBlobProperties(c *call) error {
 	if err != nil {
 		return err
 	}
-	props, _, err := c.props()
-	if err != nil {
+	p := blob.SetPropsRequest{Resize: -1}
+	if p.Props, _, err = c.props(); err != nil {
+		return err
+	}
+	if err := c.pageProps(&p); err != nil {
 		return err
 	}
 	cond, err := c.cond()
 	if err != nil {
 		return err
 	}
-	b, err := s.svc.SetProperties(c.Ctx, r, props, cond)
+	b, err := s.svc.SetProperties(c.Ctx, r, p, cond)
 	if err != nil {
 		return err
 	}
 	setETag(&c.FC.Response.Header, b.ETag(), b.Modified)
 	if b.Type == blob.PageBlob {
-		c.FC.Response.Header.Set("X-Ms-Blob-Sequence-Number", "0")
+		c.FC.Response.Header.Set("X-Ms-Blob-Sequence-Number", strconv.FormatInt(b.Seq, 10))
 	}
 	s.status(c, http.StatusOK)
 	return nil
@@ -537,6 +547,9 @@ func (s *Server) copyBlob(c *call) error {
 	}
 	req := blob.CopyRequest{Source: src, SourceURL: srcURL, Meta: c.meta(), CopyID: newCopyID()}
 	req.SetMeta = len(req.Meta) > 0
+	if req.Tags, err = c.tagsHeader(); err != nil {
+		return err
+	}
 	if req.Tier, err = c.tier(); err != nil {
 		return err
 	}

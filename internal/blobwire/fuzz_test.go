@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tablo/tablo/internal/azerr"
+	"github.com/tablo/tablo/internal/blob"
 )
 
 // FuzzParseBlockList: any body gives a list or an Azure error, never a panic; a parsed list
@@ -74,4 +75,62 @@ func TestParseRange(t *testing.T) {
 			t.Errorf("ParseRange(%q) = %+v %v %v", c.in, r, ok, err)
 		}
 	}
+}
+
+// FuzzParseTags: any Set Blob Tags body gives pairs or 400 InvalidXmlDocument; a valid set
+// renders back to a body that parses to the same pairs.
+func FuzzParseTags(f *testing.F) {
+	f.Add([]byte(`<?xml version="1.0" encoding="utf-8"?><Tags><TagSet><Tag><Key>a</Key><Value>1</Value></Tag><Tag><Key>b c</Key><Value></Value></Tag></TagSet></Tags>`))
+	f.Add([]byte(`<Tags><TagSet/></Tags>`))
+	f.Add([]byte(`<Tags><TagSet><Tag><Key>a</Key><Key>b</Key></Tag></TagSet></Tags>`))
+	f.Add([]byte(`<Tags><TagSet><Tag><Value>1</Value></Tag><Tag><x/></Tag></TagSet></Tags>`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		kvs, err := ParseTags(body)
+		if err != nil {
+			if !azerr.Is(err, azerr.InvalidXMLDocument) {
+				t.Fatalf("error %v is not InvalidXmlDocument", err)
+			}
+			return
+		}
+		tags, err := blob.NewTags(kvs)
+		if err != nil {
+			if azerr.From(err).Status() != 400 {
+				t.Fatalf("tag error %v is not a 400", err)
+			}
+			return
+		}
+		again, err := ParseTags(appendTagSet(nil, tags))
+		if err != nil || len(again) != len(tags) {
+			t.Fatalf("round trip of %q: %v %v", tags, again, err)
+		}
+		for i := range again {
+			if again[i] != tags[i] {
+				t.Fatalf("round trip of %q gave %q", tags, again)
+			}
+		}
+	})
+}
+
+// FuzzParseTagsHeader: x-ms-tags gives valid sorted tags or a 400.
+func FuzzParseTagsHeader(f *testing.F) {
+	for _, s := range []string{"a=1&b=2", "a+b=c%20d", "a=1&a=2", "=v", "k%zz=1", "a"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		tags, err := ParseTagsHeader(v)
+		if err != nil {
+			if azerr.From(err).Status() != 400 {
+				t.Fatalf("error %v is not a 400", err)
+			}
+			return
+		}
+		if len(tags) > blob.MaxTags {
+			t.Fatalf("%d tags", len(tags))
+		}
+		for i := 1; i < len(tags); i++ {
+			if tags[i-1][0] >= tags[i][0] {
+				t.Fatalf("not sorted or duplicated: %q", tags)
+			}
+		}
+	})
 }

@@ -50,6 +50,9 @@ func (c *call) condPrefix(prefix string) (blob.Cond, error) {
 	}
 	if prefix == "" {
 		k.LeaseID = c.Header.Get("X-Ms-Lease-Id")
+		if k.IfTags, err = c.ifTags(); err != nil {
+			return k, err
+		}
 	}
 	return k, nil
 }
@@ -154,7 +157,7 @@ func setBlobHeaders(h *fasthttp.ResponseHeader, b *blob.Blob, now int64) {
 	case blob.AppendBlob:
 		h.Set("X-Ms-Blob-Committed-Block-Count", strconv.Itoa(b.Appends))
 	case blob.PageBlob:
-		h.Set("X-Ms-Blob-Sequence-Number", "0")
+		h.Set("X-Ms-Blob-Sequence-Number", strconv.FormatInt(b.Seq, 10))
 	case blob.BlockBlob:
 		if b.Tier == "" {
 			h.Set("X-Ms-Access-Tier", "Hot")
@@ -164,6 +167,9 @@ func setBlobHeaders(h *fasthttp.ResponseHeader, b *blob.Blob, now int64) {
 	set("X-Ms-Access-Tier", b.Tier)
 	if b.Snapshot != 0 {
 		h.Set("X-Ms-Snapshot", snapshotTime(b.Snapshot))
+	}
+	if len(b.Tags) > 0 {
+		h.Set("X-Ms-Tag-Count", strconv.Itoa(len(b.Tags)))
 	}
 	if cp := b.Copy; cp != nil {
 		h.Set("X-Ms-Copy-Id", cp.ID)

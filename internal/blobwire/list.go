@@ -120,7 +120,7 @@ func (s *Server) listBlobs(c *call) error {
 		return err
 	}
 	q := blob.ListRequest{Prefix: c.q.Get("prefix"), Delimiter: c.q.Get("delimiter"), Marker: c.q.Get("marker"), Max: max}
-	var withMeta, withCopy bool
+	var withMeta, withCopy, withTags bool
 	for _, inc := range strings.Split(c.q.Get("include"), ",") {
 		switch strings.TrimSpace(inc) {
 		case "metadata":
@@ -131,7 +131,9 @@ func (s *Server) listBlobs(c *call) error {
 			q.Uncommitted = true
 		case "copy":
 			withCopy = true
-		case "", "deleted", "tags", "versions", "immutabilitypolicy", "legalhold", "deletedwithversions", "permissions":
+		case "tags":
+			withTags = true
+		case "", "deleted", "versions", "immutabilitypolicy", "legalhold", "deletedwithversions", "permissions":
 		default:
 			return azerr.New(azerr.InvalidQueryParameterValue)
 		}
@@ -213,9 +215,16 @@ func (s *Server) listBlobs(c *call) error {
 			b = elem(b, "CopyProgress", n+"/"+n)
 			b = elem(b, "CopyCompletionTime", httpTime(bl.Copy.Completed))
 		}
-		b = append(b, "<ServerEncrypted>true</ServerEncrypted></Properties>"...)
+		b = append(b, "<ServerEncrypted>true</ServerEncrypted>"...)
+		if withTags && len(bl.Tags) > 0 {
+			b = elem(b, "TagCount", strconv.Itoa(len(bl.Tags)))
+		}
+		b = append(b, "</Properties>"...)
 		if withMeta {
 			b = appendMeta(b, bl.Meta)
+		}
+		if withTags && len(bl.Tags) > 0 {
+			b = appendTagSet(b, bl.Tags)
 		}
 		b = append(b, "</Blob>"...)
 	}

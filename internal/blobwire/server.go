@@ -206,6 +206,8 @@ func (s *Server) route(c *call) (handler, auth.Operation, error) {
 			return s.setServiceProperties, auth.SetServiceProperties, nil
 		case restype == "service" && comp == "stats" && m == http.MethodGet:
 			return s.serviceStats, auth.GetServiceStats, nil
+		case comp == "blobs" && m == http.MethodGet:
+			return s.findBlobs, auth.FindBlobs, nil
 		}
 		return nil, 0, unsupported(c)
 	}
@@ -244,6 +246,10 @@ func (s *Server) route(c *call) (handler, auth.Operation, error) {
 		case "list":
 			if m == http.MethodGet {
 				return s.listBlobs, auth.ListBlobs, nil
+			}
+		case "blobs":
+			if m == http.MethodGet {
+				return s.findBlobs, auth.FindBlobsInContainer, nil
 			}
 		default:
 			return nil, 0, azerr.New(azerr.InvalidQueryParameterValue)
@@ -284,6 +290,8 @@ func (s *Server) route(c *call) (handler, auth.Operation, error) {
 			return s.setTier, auth.WriteBlob, nil
 		case "page":
 			return s.putPage, auth.WriteBlob, nil
+		case "tags":
+			return s.setBlobTags, auth.SetBlobTags, nil
 		}
 	case http.MethodGet, http.MethodHead:
 		switch comp {
@@ -295,6 +303,10 @@ func (s *Server) route(c *call) (handler, auth.Operation, error) {
 			return s.getBlobMetadata, auth.ReadBlob, nil
 		case "pagelist":
 			return s.getPageRanges, auth.ReadBlob, nil
+		case "tags":
+			if m == http.MethodGet {
+				return s.getBlobTags, auth.GetBlobTags, nil
+			}
 		}
 	case http.MethodDelete:
 		if comp == "" {

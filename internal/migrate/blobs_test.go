@@ -137,11 +137,11 @@ func fillBlobs(t *testing.T, dir string) {
 		put(ref("more", "disk"), nil, blob.PutRequest{Type: blob.PageBlob, PageSize: 1 << 20})
 		for _, p := range [][2]int64{{0, 64 << 10}, {128 << 10, 64 << 10}} {
 			b := bodyOf(random(int(p[1]), seed+20+uint64(p[0])))
-			if _, err := s.PutPage(ctx, ref("more", "disk"), p[0], p[1], &b, blob.Cond{}); err != nil {
+			if _, err := s.PutPage(ctx, ref("more", "disk"), p[0], p[1], &b, blob.Cond{}, blob.NoSeqCond); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := s.PutPage(ctx, ref("more", "disk"), 16<<10, 16<<10, nil, blob.Cond{}); err != nil {
+		if _, err := s.PutPage(ctx, ref("more", "disk"), 16<<10, 16<<10, nil, blob.Cond{}, blob.NoSeqCond); err != nil {
 			t.Fatal(err)
 		}
 		for i := range 3 {
