@@ -149,6 +149,14 @@ type GuardedInserter interface {
 // read Old (with the guard) and computed the new value from it thereby gets a serializable
 // read-modify-write: the write lands only if nothing changed in between. locks are taken as
 // Update takes them.
+//
+// The guard of a write to an existing key (w.Exists) is checked when the step starts and is
+// not held against a concurrent deletion: a deletion of the guard that commits while the
+// step runs does not wait for it, and the write may land after the deletion (a write of an
+// absent key, like InsertIf, is ordered before it). That is enough for a guard that names the
+// keys' table: such a write cannot create a key, a step that starts after the deletion
+// writes nothing, and an Update that then deletes the keys (the table's purge) conflicts
+// with a write landing meanwhile and runs again, so no key outlives the purge.
 type GuardedWriter interface {
 	WriteIf(ctx context.Context, locks []Lock, w CondWrite) (written bool, err error)
 }

@@ -356,6 +356,43 @@ func TestGetMany(t *testing.T) {
 	if want := `[0:"":false 1:"2":true 2:"":false 3:"":true]`; err != nil || fmt.Sprint(got) != want {
 		t.Fatalf("GetMany = %v (%v), want %s", got, err, want)
 	}
+	// Every count of keys, through both statements (point lookups, then k = ANY): even
+	// positions present, odd ones absent, in descending key order.
+	err = db.Update(ctx, nil, func(tx store.Txn) error {
+		for i := 0; i < 20; i += 2 {
+			if err := tx.Set(fmt.Appendf(nil, "many/%02d", i), fmt.Appendf(nil, "v%d", i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= 20; n++ {
+		var ks [][]byte
+		var want []string
+		for i := n - 1; i >= 0; i-- {
+			ks = append(ks, fmt.Appendf(nil, "many/%02d", i))
+			if i%2 == 0 {
+				want = append(want, fmt.Sprintf("%d:v%d", len(want), i))
+			} else {
+				want = append(want, fmt.Sprintf("%d:-", len(want)))
+			}
+		}
+		got = got[:0]
+		err := store.GetMany(ctx, db, ks, func(i int, v []byte, found bool) error {
+			if found {
+				got = append(got, fmt.Sprintf("%d:%s", i, v))
+			} else {
+				got = append(got, fmt.Sprintf("%d:-", i))
+			}
+			return nil
+		})
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("GetMany of %d keys = %v (%v), want %v", n, got, err, want)
+		}
+	}
 }
 
 // TestStatementTimeout: an Update stuck behind another session's row lock past the statement

@@ -10,7 +10,8 @@ import (
 )
 
 // testGuardedInsert checks store.GuardedInserter on engines that offer it: the insert lands
-// only when the key is absent and the guard holds exactly its value, and an insert that
+// only when the key is absent and the guard holds exactly its value, one of several racing
+// inserts of a key lands and the others report not inserted, and an insert that
 // reported success is never lost to a concurrent deletion of its guard (it is ordered before
 // the deletion, so a scan after the deletion finds it).
 func testGuardedInsert(t *testing.T, s store.Store) {
@@ -51,6 +52,40 @@ func testGuardedInsert(t *testing.T, s store.Store) {
 	}
 	if v, _ := s.Get(ctx, []byte("k1")); string(v) != "old" {
 		t.Fatalf("k1 = %q after a refused insert", v)
+	}
+
+	// Inserters of one key race each other: exactly one reports the insert, none fails, and
+	// the key holds the winner's value.
+	for round := range 20 {
+		k := fmt.Sprintf("same%02d", round)
+		var mu sync.Mutex
+		var won []string
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for w := range 6 {
+			wg.Go(func() {
+				<-start
+				v := fmt.Sprint(w)
+				done, err := gi.InsertIf(ctx, nil, []byte(k), []byte(v), []byte("g"), []byte("1"))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if done {
+					mu.Lock()
+					won = append(won, v)
+					mu.Unlock()
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		if len(won) != 1 {
+			t.Fatalf("round %d: %d racing inserts of one key reported success %v, want 1", round, len(won), won)
+		}
+		if v, err := s.Get(ctx, []byte(k)); err != nil || string(v) != won[0] {
+			t.Fatalf("round %d: %s = %q (%v), winner wrote %q", round, k, v, err, won[0])
+		}
 	}
 
 	// Inserters race a deletion of their guard, which then scans what landed.
@@ -162,8 +197,9 @@ func testScanKeys(t *testing.T, s store.Store) {
 
 // testGuardedWrite checks store.GuardedWriter on engines that offer it: a write lands only
 // when the key holds exactly the expected value (or is absent, as expected) and the guard
-// holds its value; read-modify-writes through it lose no update under concurrency; and a
-// write that reported success is ordered before a concurrent deletion of its guard.
+// holds its value; read-modify-writes through it lose no update under concurrency; a write
+// that starts after its guard's deletion writes nothing; and no write outlives a purge of
+// the keys that follows the deletion.
 func testGuardedWrite(t *testing.T, s store.Store) {
 	defer s.Close()
 	gw, ok := s.(store.GuardedWriter)
@@ -238,19 +274,21 @@ func testGuardedWrite(t *testing.T, s store.Store) {
 		t.Fatalf("counter = %s after %d acknowledged increments", v, workers*each)
 	}
 
-	// Writers race a deletion of their guard; a scan after the deletion shows each one's
-	// last acknowledged write.
+	// Writers race a deletion of their guard and then a purge of their keys (the table's
+	// drop): a write that starts after the deletion writes nothing, and no key outlives the
+	// purge, however the writes and the purge interleaved.
 	for round := range 5 {
 		guard := fmt.Sprintf("wguard%02d", round)
 		prefix := fmt.Sprintf("w%02d/", round)
 		set(t, s, guard, "live")
-		last := make([]int, 4)
-		for w := range last {
+		for w := range 4 {
 			set(t, s, fmt.Sprintf("%s%d", prefix, w), "0")
 		}
+		late := prefix + "late"
+		set(t, s, late, "x")
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
-		for w := range last {
+		for w := range 4 {
 			wg.Go(func() {
 				k := b(fmt.Sprintf("%s%d", prefix, w))
 				for i := 1; ; i++ {
@@ -266,9 +304,8 @@ func testGuardedWrite(t *testing.T, s store.Store) {
 						return
 					}
 					if !ok {
-						return // the guard is gone
+						return // the guard or the key is gone
 					}
-					last[w] = i
 				}
 			})
 		}
@@ -281,13 +318,23 @@ func testGuardedWrite(t *testing.T, s store.Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		seen := scanAll(t, s, b(prefix), b(prefix+"\xff"))
+		for _, w := range []store.CondWrite{
+			{Key: b(late), Exists: true, Old: b("x"), Value: b("y"), GuardKey: b(guard), GuardValue: b("live")},
+			{Key: b(late), Exists: true, Old: b("x"), Delete: true, GuardKey: b(guard), GuardValue: b("live")},
+			{Key: b(prefix + "new"), Value: b("y"), GuardKey: b(guard), GuardValue: b("live")},
+		} {
+			if write(w) {
+				t.Fatalf("round %d: %+v landed after its guard's deletion", round, w)
+			}
+		}
+		err = s.Update(ctx, nil, func(tx store.Txn) error { return tx.DeleteRange(b(prefix), b(prefix+"\xff")) })
+		if err != nil {
+			t.Fatal(err)
+		}
 		close(stop)
 		wg.Wait()
-		for w, n := range last {
-			if want := fmt.Sprintf("%s%d=%d", prefix, w, n); seen[w] != want {
-				t.Fatalf("round %d: scan after the guard's deletion shows %s, last acknowledged write %s", round, seen[w], want)
-			}
+		if left := scanAll(t, s, b(prefix), b(prefix+"\xff")); len(left) > 0 {
+			t.Fatalf("round %d: %v left after the purge", round, left)
 		}
 	}
 }
