@@ -189,7 +189,9 @@ func TestScanAcrossBatches(t *testing.T) {
 // server (as a database restart does), reads and writes succeed without the caller seeing
 // an error: reads and uncommitted Updates are retried on fresh connections.
 func TestRecoversFromLostConnections(t *testing.T) {
-	url := pgtest.URL(t)
+	// Its own application name: the test kills only its own backends, not those of other
+	// packages' tests running on the same cluster at the same time.
+	url := pgtest.WithParam(pgtest.URL(t), "application_name", "tablo_lost_connections")
 	db := open(t, url)
 	defer db.Close()
 	set := func(k, v string) error {
@@ -211,7 +213,7 @@ func TestRecoversFromLostConnections(t *testing.T) {
 	}
 	defer conn.Close(ctx)
 	var killed int
-	err = conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'tablo' AND pid <> pg_backend_pid()`).Scan(&killed)
+	err = conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'tablo_lost_connections' AND pid <> pg_backend_pid()`).Scan(&killed)
 	if err != nil || killed == 0 {
 		t.Fatalf("terminated %d backends: %v", killed, err)
 	}
@@ -219,7 +221,7 @@ func TestRecoversFromLostConnections(t *testing.T) {
 	if _, err := db.Get(ctx, []byte("k1")); err != nil {
 		t.Fatalf("Get after the connections died: %v", err)
 	}
-	if _, err := conn.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'tablo' AND pid <> pg_backend_pid()`); err != nil {
+	if _, err := conn.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'tablo_lost_connections' AND pid <> pg_backend_pid()`); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(50 * time.Millisecond)
