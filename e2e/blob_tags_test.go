@@ -89,6 +89,11 @@ func TestBlobTags(t *testing.T) {
 	if err != nil || props.TagCount == nil || *props.TagCount != 3 {
 		t.Fatalf("x-ms-tag-count: %v %v", props.TagCount, err)
 	}
+	// A body that does not match its Content-MD5 is refused, and the tags stay.
+	_, err = bc.SetTags(ctx, map[string]string{"k": "v"}, &blob.SetTagsOptions{TransactionalContentMD5: []byte("0123456789abcdef")})
+	if !bloberror.HasCode(err, bloberror.MD5Mismatch) {
+		t.Errorf("Set Blob Tags with a wrong Content-MD5: %v", err)
+	}
 	if _, err := bc.SetTags(ctx, map[string]string{"k": "v"}, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -156,18 +156,9 @@ func (s *Server) putBlockList(c *call) error {
 	if err != nil {
 		return err
 	}
-	raw, err := c.readSmallBody(8 << 20)
+	raw, err := c.readCheckedBody(8 << 20)
 	if err != nil {
 		return err
-	}
-	if v := c.Header.Get("Content-Md5"); v != "" {
-		want, err := decodeB64(v, 16)
-		if err != nil {
-			return err
-		}
-		if sum := md5.Sum(raw); string(sum[:]) != string(want) {
-			return azerr.New(azerr.MD5Mismatch)
-		}
 	}
 	list, err := ParseBlockList(raw)
 	if err != nil {

@@ -2,7 +2,6 @@ package blobwire
 
 import (
 	"encoding/base64"
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -108,10 +107,7 @@ func (s *Server) listContainers(c *call) error {
 	b = append(b, "</Containers>"...)
 	b = elemOpt(b, "NextMarker", next)
 	b = append(b, "</EnumerationResults>"...)
-	c.FC.Response.Header.Set("Content-Type", "application/xml")
-	s.status(c, http.StatusOK)
-	c.FC.Response.SetBody(b)
-	return nil
+	return s.sendXML(c, b)
 }
 
 func (s *Server) listBlobs(c *call) error {
@@ -231,8 +227,5 @@ func (s *Server) listBlobs(c *call) error {
 	b = append(b, "</Blobs>"...)
 	b = elemOpt(b, "NextMarker", next)
 	b = append(b, "</EnumerationResults>"...)
-	c.FC.Response.Header.Set("Content-Type", "application/xml")
-	s.status(c, http.StatusOK)
-	c.FC.Response.SetBody(b)
-	return nil
+	return s.sendXML(c, b)
 }

@@ -5,6 +5,7 @@
 package blobwire
 
 import (
+	"crypto/md5"
 	"io"
 	"log/slog"
 	"net/http"
@@ -395,6 +396,33 @@ func (c *call) body() (blob.Body, error) {
 		}
 	}
 	return b, nil
+}
+
+// readCheckedBody is readSmallBody for a small XML request body, checked against the
+// Content-MD5 the client sent with it (400 Md5Mismatch if they differ).
+func (c *call) readCheckedBody(limit int64) ([]byte, error) {
+	raw, err := c.readSmallBody(limit)
+	if err != nil {
+		return nil, err
+	}
+	if v := c.Header.Get("Content-Md5"); v != "" {
+		want, err := decodeB64(v, 16)
+		if err != nil {
+			return nil, err
+		}
+		if sum := md5.Sum(raw); string(sum[:]) != string(want) {
+			return nil, azerr.New(azerr.MD5Mismatch)
+		}
+	}
+	return raw, nil
+}
+
+// sendXML answers 200 with an XML body.
+func (s *Server) sendXML(c *call, body []byte) error {
+	c.FC.Response.Header.Set("Content-Type", "application/xml")
+	s.status(c, http.StatusOK)
+	c.FC.Response.SetBody(body)
+	return nil
 }
 
 // readSmallBody reads an XML body up to limit.

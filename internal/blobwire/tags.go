@@ -2,7 +2,6 @@ package blobwire
 
 import (
 	"bytes"
-	"crypto/md5"
 	"encoding/xml"
 	"io"
 	"net/http"
@@ -152,18 +151,9 @@ func (s *Server) setBlobTags(c *call) error {
 	if err != nil {
 		return err
 	}
-	raw, err := c.readSmallBody(maxTagsBody)
+	raw, err := c.readCheckedBody(maxTagsBody)
 	if err != nil {
 		return err
-	}
-	if v := c.Header.Get("Content-Md5"); v != "" {
-		want, err := decodeB64(v, 16)
-		if err != nil {
-			return err
-		}
-		if sum := md5.Sum(raw); string(sum[:]) != string(want) {
-			return azerr.New(azerr.MD5Mismatch)
-		}
 	}
 	kvs, err := ParseTags(raw)
 	if err != nil {
@@ -198,10 +188,7 @@ func (s *Server) getBlobTags(c *call) error {
 		return err
 	}
 	out := appendTagSet([]byte(`<?xml version="1.0" encoding="utf-8"?>`), b.Tags)
-	c.FC.Response.Header.Set("Content-Type", "application/xml")
-	s.status(c, http.StatusOK)
-	c.FC.Response.SetBody(out)
-	return nil
+	return s.sendXML(c, out)
 }
 
 // findBlobs is Find Blobs by Tags, in the account (c.container "") or in one container.
@@ -242,8 +229,5 @@ func (s *Server) findBlobs(c *call) error {
 	b = append(b, "</Blobs>"...)
 	b = elemOpt(b, "NextMarker", next)
 	b = append(b, "</EnumerationResults>"...)
-	c.FC.Response.Header.Set("Content-Type", "application/xml")
-	s.status(c, http.StatusOK)
-	c.FC.Response.SetBody(b)
-	return nil
+	return s.sendXML(c, b)
 }
