@@ -28,7 +28,12 @@ fi
 # Cheapest first, so that a run cut short still has the quick packages.
 pkgs=("$@")
 if [ ${#pkgs[@]} -eq 0 ]; then
-  pkgs=(azerr keys config auth serviceprops httpserve batch query entity colcache store/pebble table server)
+  pkgs=(azerr keys config tagquery store/stripelock auth serviceprops httpserve batch query entity
+    colcache store/pebble table server partition queuewire queue blobwire blob)
+  # The PostgreSQL engine's tests need a server; without one they skip, and every mutant lives.
+  if [ -n "${TABLO_TEST_POSTGRES_URL:-}" ]; then
+    pkgs+=(store/postgres)
+  fi
 fi
 integration_pkgs=" server colcache "
 
