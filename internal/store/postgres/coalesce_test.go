@@ -1,0 +1,281 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeReads is pointReads' statement, scripted: every key k reads as "v:k"; calls whose first
+// key starts with "hold" block until released. The interleavings these tests need (reads
+// arriving while a statement is in flight) cannot be forced through a real database; the
+// engine's own tests (TestPointReadsSeeAcknowledgedWrites, the conformance suite) run
+// gathering against PostgreSQL.
+type fakeReads struct {
+	mu    sync.Mutex
+	calls [][]string // keys of each statement, as sent
+	hold  chan struct{}
+}
+
+func (f *fakeReads) run(ctx context.Context, keys [][]byte, vals [][]byte, found []bool) error {
+	ks := make([]string, len(keys))
+	for i, k := range keys {
+		ks[i] = string(k)
+	}
+	f.mu.Lock()
+	f.calls = append(f.calls, ks)
+	f.mu.Unlock()
+	if strings.HasPrefix(ks[0], "hold") {
+		<-f.hold
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for i, k := range ks {
+		vals[i], found[i] = []byte("v:"+k), true
+	}
+	return nil
+}
+
+func (f *fakeReads) sent() [][]string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([][]string(nil), f.calls...)
+}
+
+func newFake(limit int) (*pointReads, *fakeReads) {
+	f := &fakeReads{hold: make(chan struct{})}
+	return &pointReads{limit: limit, timeout: time.Minute, run: f.run}, f
+}
+
+// readResult is one read's outcome.
+type readResult struct {
+	vals []string
+	err  error
+}
+
+// start runs a read on its own goroutine.
+func start(ctx context.Context, p *pointReads, keys ...string) chan readResult {
+	out := make(chan readResult, 1)
+	go func() {
+		ks := make([][]byte, len(keys))
+		for i, k := range keys {
+			ks[i] = []byte(k)
+		}
+		vals, found := make([][]byte, len(keys)), make([]bool, len(keys))
+		err := p.read(ctx, ks, vals, found)
+		var r readResult
+		r.err = err
+		for i := range vals {
+			r.vals = append(r.vals, fmt.Sprintf("%s/%v", vals[i], found[i]))
+		}
+		out <- r
+	}()
+	return out
+}
+
+// waitGathered waits until the batch being gathered has n keys.
+func waitGathered(t *testing.T, p *pointReads, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		p.mu.Lock()
+		got := 0
+		if p.pending != nil {
+			got = len(p.pending.keys)
+		}
+		p.mu.Unlock()
+		if got == n {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("the batch being gathered never reached %d keys", n)
+}
+
+func waitResult(t *testing.T, c chan readResult) readResult {
+	t.Helper()
+	select {
+	case r := <-c:
+		return r
+	case <-time.After(10 * time.Second):
+		t.Fatal("a read did not finish")
+		return readResult{}
+	}
+}
+
+// A read with nothing in flight sends its own statement at once.
+func TestPointReadsIdleReadsAtOnce(t *testing.T) {
+	p, f := newFake(1)
+	r := waitResult(t, start(context.Background(), p, "a", "b"))
+	if r.err != nil || fmt.Sprint(r.vals) != "[v:a/true v:b/true]" {
+		t.Fatalf("read = %v, %v", r.vals, r.err)
+	}
+	if got := fmt.Sprint(f.sent()); got != "[[a b]]" {
+		t.Fatalf("statements = %s, want [[a b]]", got)
+	}
+	if p.running != 0 || p.pending != nil {
+		t.Fatalf("after the read: running %d, pending %v", p.running, p.pending)
+	}
+}
+
+// Reads arriving while a statement is in flight share the next one, each key read once; a
+// read arriving after that one was sent is not in it.
+func TestPointReadsGatherWhileBusy(t *testing.T) {
+	p, f := newFake(1)
+	ctx := context.Background()
+	first := start(ctx, p, "hold1")
+	waitSent(t, f, 1)
+	b := start(ctx, p, "hold2", "cat")
+	waitGathered(t, p, 2)
+	c := start(ctx, p, "e2", "cat")
+	waitGathered(t, p, 3)
+	f.hold <- struct{}{} // the first statement ends; the gathered one is sent, and blocks
+	waitSent(t, f, 2)
+	d := start(ctx, p, "e3", "cat") // arrives while the gathered statement is in flight
+	waitGathered(t, p, 2)
+	f.hold <- struct{}{}
+	for name, want := range map[chan readResult]string{
+		first: "[v:hold1/true]", b: "[v:hold2/true v:cat/true]", c: "[v:e2/true v:cat/true]", d: "[v:e3/true v:cat/true]",
+	} {
+		if r := waitResult(t, name); r.err != nil || fmt.Sprint(r.vals) != want {
+			t.Errorf("read = %v, %v; want %s", r.vals, r.err, want)
+		}
+	}
+	if got, want := fmt.Sprint(f.sent()), "[[hold1] [hold2 cat e2] [e3 cat]]"; got != want {
+		t.Fatalf("statements = %s, want %s", got, want)
+	}
+}
+
+func waitSent(t *testing.T, f *fakeReads, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(f.sent()) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("statement %d never sent", n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// The batch's first reader sends it; its cancellation fails neither its statement nor the
+// reads of the others in it.
+func TestPointReadsLeaderCancelled(t *testing.T) {
+	p, f := newFake(1)
+	first := start(context.Background(), p, "hold1")
+	waitSent(t, f, 1)
+	lctx, cancel := context.WithCancel(context.Background())
+	leader := start(lctx, p, "a")
+	waitGathered(t, p, 1)
+	other := start(context.Background(), p, "b")
+	waitGathered(t, p, 2)
+	cancel()
+	time.Sleep(10 * time.Millisecond) // let a wrongly cancelled leader give up
+	close(f.hold)
+	waitResult(t, first)
+	if r := waitResult(t, other); r.err != nil || fmt.Sprint(r.vals) != "[v:b/true]" {
+		t.Fatalf("the other read = %v, %v", r.vals, r.err)
+	}
+	waitResult(t, leader)
+}
+
+// A follower whose context ends stops waiting with its context's error.
+func TestPointReadsFollowerCancelled(t *testing.T) {
+	p, f := newFake(1)
+	first := start(context.Background(), p, "hold1")
+	waitSent(t, f, 1)
+	leader := start(context.Background(), p, "a")
+	waitGathered(t, p, 1)
+	fctx, cancel := context.WithCancel(context.Background())
+	follower := start(fctx, p, "b")
+	waitGathered(t, p, 2)
+	cancel()
+	if r := waitResult(t, follower); !errors.Is(r.err, context.Canceled) {
+		t.Fatalf("cancelled follower = %v, %v", r.vals, r.err)
+	}
+	close(f.hold)
+	waitResult(t, first)
+	if r := waitResult(t, leader); r.err != nil || fmt.Sprint(r.vals) != "[v:a/true]" {
+		t.Fatalf("leader = %v, %v", r.vals, r.err)
+	}
+}
+
+// No statement reads more than maxBatchKeys keys: a read that would overflow the batch
+// being gathered sends its own, even while the database is busy.
+func TestPointReadsFullBatchReadsAlone(t *testing.T) {
+	p, f := newFake(1)
+	ctx := context.Background()
+	first := start(ctx, p, "hold1")
+	waitSent(t, f, 1)
+	var reads []chan readResult
+	for i := range maxBatchKeys / 2 {
+		reads = append(reads, start(ctx, p, fmt.Sprintf("k%02d", 2*i), fmt.Sprintf("k%02d", 2*i+1)))
+		waitGathered(t, p, 2*i+2)
+	}
+	over := start(ctx, p, "x", "k00") // one key more than the batch can take
+	if r := waitResult(t, over); r.err != nil || fmt.Sprint(r.vals) != "[v:x/true v:k00/true]" {
+		t.Fatalf("overflowing read = %v, %v", r.vals, r.err)
+	}
+	close(f.hold)
+	waitResult(t, first)
+	for _, r := range reads {
+		if res := waitResult(t, r); res.err != nil {
+			t.Fatal(res.err)
+		}
+	}
+	for _, ks := range f.sent() {
+		if len(ks) > maxBatchKeys {
+			t.Fatalf("a statement read %d keys (at most %d)", len(ks), maxBatchKeys)
+		}
+	}
+	if p.running != 0 || p.pending != nil {
+		t.Fatalf("after the reads: running %d, pending %v", p.running, p.pending)
+	}
+}
+
+// Two reads of one key in one statement get values of their own: one changing its value
+// does not change the other's.
+func TestPointReadsSharedKeyCopied(t *testing.T) {
+	p, f := newFake(1)
+	ctx := context.Background()
+	first := start(ctx, p, "hold1")
+	waitSent(t, f, 1)
+	out := make(chan [][]byte, 2)
+	for range 2 {
+		go func() {
+			vals, found := make([][]byte, 1), make([]bool, 1)
+			if err := p.read(ctx, [][]byte{[]byte("cat")}, vals, found); err != nil {
+				t.Error(err)
+			}
+			out <- vals
+		}()
+	}
+	waitUsers(t, p, 2)
+	close(f.hold)
+	waitResult(t, first)
+	a, b := <-out, <-out
+	a[0][0] = 'X'
+	if string(b[0]) != "v:cat" {
+		t.Fatalf("the second read's value changed with the first's: %q", b[0])
+	}
+}
+
+// waitUsers waits until the batch being gathered's first key has n readers.
+func waitUsers(t *testing.T, p *pointReads, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		p.mu.Lock()
+		ok := p.pending != nil && len(p.pending.users) > 0 && p.pending.users[0] == n
+		p.mu.Unlock()
+		if ok {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("the batch never had %d readers of its first key", n)
+}
