@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// fakeReads is pointReads' statement, scripted: every key k reads as "v:k"; calls whose first
+// fakeReads is the point reads' statement (DB.lookup), scripted: every key k reads as "v:k"; calls whose first
 // key starts with "hold" block until released. The interleavings these tests need (reads
 // arriving while a statement is in flight) cannot be forced through a real database; the
 // engine's own tests (TestPointReadsSeeAcknowledgedWrites, the conformance suite) run
@@ -47,9 +47,11 @@ func (f *fakeReads) sent() [][]string {
 	return append([][]string(nil), f.calls...)
 }
 
-func newFake(limit int) (*pointReads, *fakeReads) {
+func newFake(limit int) (*DB, *fakeReads) {
 	f := &fakeReads{hold: make(chan struct{})}
-	return &pointReads{limit: limit, timeout: time.Minute, run: f.run}, f
+	d := &DB{lookup: f.run}
+	d.reads.limit, d.reads.timeout = limit, time.Minute
+	return d, f
 }
 
 // readResult is one read's outcome.
@@ -59,7 +61,7 @@ type readResult struct {
 }
 
 // start runs a read on its own goroutine.
-func start(ctx context.Context, p *pointReads, keys ...string) chan readResult {
+func start(ctx context.Context, d *DB, keys ...string) chan readResult {
 	out := make(chan readResult, 1)
 	go func() {
 		ks := make([][]byte, len(keys))
@@ -67,7 +69,7 @@ func start(ctx context.Context, p *pointReads, keys ...string) chan readResult {
 			ks[i] = []byte(k)
 		}
 		vals, found := make([][]byte, len(keys)), make([]bool, len(keys))
-		err := p.read(ctx, ks, vals, found)
+		err := d.pointRead(ctx, ks, vals, found)
 		var r readResult
 		r.err = err
 		for i := range vals {
@@ -79,16 +81,16 @@ func start(ctx context.Context, p *pointReads, keys ...string) chan readResult {
 }
 
 // waitGathered waits until the batch being gathered has n keys.
-func waitGathered(t *testing.T, p *pointReads, n int) {
+func waitGathered(t *testing.T, d *DB, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		p.mu.Lock()
+		d.reads.mu.Lock()
 		got := 0
-		if p.pending != nil {
-			got = len(p.pending.keys)
+		if d.reads.pending != nil {
+			got = len(d.reads.pending.b.keys)
 		}
-		p.mu.Unlock()
+		d.reads.mu.Unlock()
 		if got == n {
 			return
 		}
@@ -110,37 +112,37 @@ func waitResult(t *testing.T, c chan readResult) readResult {
 
 // A read with nothing in flight sends its own statement at once.
 func TestPointReadsIdleReadsAtOnce(t *testing.T) {
-	p, f := newFake(1)
-	r := waitResult(t, start(context.Background(), p, "a", "b"))
+	d, f := newFake(1)
+	r := waitResult(t, start(context.Background(), d, "a", "b"))
 	if r.err != nil || fmt.Sprint(r.vals) != "[v:a/true v:b/true]" {
 		t.Fatalf("read = %v, %v", r.vals, r.err)
 	}
 	if got := fmt.Sprint(f.sent()); got != "[[a b]]" {
 		t.Fatalf("statements = %s, want [[a b]]", got)
 	}
-	if p.running != 0 || p.pending != nil {
-		t.Fatalf("after the read: running %d, pending %v", p.running, p.pending)
+	if d.reads.running != 0 || d.reads.pending != nil {
+		t.Fatalf("after the read: running %d, pending %v", d.reads.running, d.reads.pending)
 	}
 }
 
 // Reads arriving while a statement is in flight share the next one, each key read once; a
 // read arriving after that one was sent is not in it.
 func TestPointReadsGatherWhileBusy(t *testing.T) {
-	p, f := newFake(1)
+	d, f := newFake(1)
 	ctx := context.Background()
-	first := start(ctx, p, "hold1")
+	first := start(ctx, d, "hold1")
 	waitSent(t, f, 1)
-	b := start(ctx, p, "hold2", "cat")
-	waitGathered(t, p, 2)
-	c := start(ctx, p, "e2", "cat")
-	waitGathered(t, p, 3)
+	b := start(ctx, d, "hold2", "cat")
+	waitGathered(t, d, 2)
+	c := start(ctx, d, "e2", "cat")
+	waitGathered(t, d, 3)
 	f.hold <- struct{}{} // the first statement ends; the gathered one is sent, and blocks
 	waitSent(t, f, 2)
-	d := start(ctx, p, "e3", "cat") // arrives while the gathered statement is in flight
-	waitGathered(t, p, 2)
+	late := start(ctx, d, "e3", "cat") // arrives while the gathered statement is in flight
+	waitGathered(t, d, 2)
 	f.hold <- struct{}{}
 	for name, want := range map[chan readResult]string{
-		first: "[v:hold1/true]", b: "[v:hold2/true v:cat/true]", c: "[v:e2/true v:cat/true]", d: "[v:e3/true v:cat/true]",
+		first: "[v:hold1/true]", b: "[v:hold2/true v:cat/true]", c: "[v:e2/true v:cat/true]", late: "[v:e3/true v:cat/true]",
 	} {
 		if r := waitResult(t, name); r.err != nil || fmt.Sprint(r.vals) != want {
 			t.Errorf("read = %v, %v; want %s", r.vals, r.err, want)
@@ -165,14 +167,14 @@ func waitSent(t *testing.T, f *fakeReads, n int) {
 // The batch's first reader sends it; its cancellation fails neither its statement nor the
 // reads of the others in it.
 func TestPointReadsLeaderCancelled(t *testing.T) {
-	p, f := newFake(1)
-	first := start(context.Background(), p, "hold1")
+	d, f := newFake(1)
+	first := start(context.Background(), d, "hold1")
 	waitSent(t, f, 1)
 	lctx, cancel := context.WithCancel(context.Background())
-	leader := start(lctx, p, "a")
-	waitGathered(t, p, 1)
-	other := start(context.Background(), p, "b")
-	waitGathered(t, p, 2)
+	leader := start(lctx, d, "a")
+	waitGathered(t, d, 1)
+	other := start(context.Background(), d, "b")
+	waitGathered(t, d, 2)
 	cancel()
 	time.Sleep(10 * time.Millisecond) // let a wrongly cancelled leader give up
 	close(f.hold)
@@ -185,14 +187,14 @@ func TestPointReadsLeaderCancelled(t *testing.T) {
 
 // A follower whose context ends stops waiting with its context's error.
 func TestPointReadsFollowerCancelled(t *testing.T) {
-	p, f := newFake(1)
-	first := start(context.Background(), p, "hold1")
+	d, f := newFake(1)
+	first := start(context.Background(), d, "hold1")
 	waitSent(t, f, 1)
-	leader := start(context.Background(), p, "a")
-	waitGathered(t, p, 1)
+	leader := start(context.Background(), d, "a")
+	waitGathered(t, d, 1)
 	fctx, cancel := context.WithCancel(context.Background())
-	follower := start(fctx, p, "b")
-	waitGathered(t, p, 2)
+	follower := start(fctx, d, "b")
+	waitGathered(t, d, 2)
 	cancel()
 	if r := waitResult(t, follower); !errors.Is(r.err, context.Canceled) {
 		t.Fatalf("cancelled follower = %v, %v", r.vals, r.err)
@@ -207,16 +209,16 @@ func TestPointReadsFollowerCancelled(t *testing.T) {
 // No statement reads more than maxBatchKeys keys: a read that would overflow the batch
 // being gathered sends its own, even while the database is busy.
 func TestPointReadsFullBatchReadsAlone(t *testing.T) {
-	p, f := newFake(1)
+	d, f := newFake(1)
 	ctx := context.Background()
-	first := start(ctx, p, "hold1")
+	first := start(ctx, d, "hold1")
 	waitSent(t, f, 1)
 	var reads []chan readResult
 	for i := range maxBatchKeys / 2 {
-		reads = append(reads, start(ctx, p, fmt.Sprintf("k%02d", 2*i), fmt.Sprintf("k%02d", 2*i+1)))
-		waitGathered(t, p, 2*i+2)
+		reads = append(reads, start(ctx, d, fmt.Sprintf("k%02d", 2*i), fmt.Sprintf("k%02d", 2*i+1)))
+		waitGathered(t, d, 2*i+2)
 	}
-	over := start(ctx, p, "x", "k00") // one key more than the batch can take
+	over := start(ctx, d, "x", "k00") // one key more than the batch can take
 	if r := waitResult(t, over); r.err != nil || fmt.Sprint(r.vals) != "[v:x/true v:k00/true]" {
 		t.Fatalf("overflowing read = %v, %v", r.vals, r.err)
 	}
@@ -232,29 +234,29 @@ func TestPointReadsFullBatchReadsAlone(t *testing.T) {
 			t.Fatalf("a statement read %d keys (at most %d)", len(ks), maxBatchKeys)
 		}
 	}
-	if p.running != 0 || p.pending != nil {
-		t.Fatalf("after the reads: running %d, pending %v", p.running, p.pending)
+	if d.reads.running != 0 || d.reads.pending != nil {
+		t.Fatalf("after the reads: running %d, pending %v", d.reads.running, d.reads.pending)
 	}
 }
 
 // Two reads of one key in one statement get values of their own: one changing its value
 // does not change the other's.
 func TestPointReadsSharedKeyCopied(t *testing.T) {
-	p, f := newFake(1)
+	d, f := newFake(1)
 	ctx := context.Background()
-	first := start(ctx, p, "hold1")
+	first := start(ctx, d, "hold1")
 	waitSent(t, f, 1)
 	out := make(chan [][]byte, 2)
 	for range 2 {
 		go func() {
 			vals, found := make([][]byte, 1), make([]bool, 1)
-			if err := p.read(ctx, [][]byte{[]byte("cat")}, vals, found); err != nil {
+			if err := d.pointRead(ctx, [][]byte{[]byte("cat")}, vals, found); err != nil {
 				t.Error(err)
 			}
 			out <- vals
 		}()
 	}
-	waitUsers(t, p, 2)
+	waitUsers(t, d, 2)
 	close(f.hold)
 	waitResult(t, first)
 	a, b := <-out, <-out
@@ -265,13 +267,13 @@ func TestPointReadsSharedKeyCopied(t *testing.T) {
 }
 
 // waitUsers waits until the batch being gathered's first key has n readers.
-func waitUsers(t *testing.T, p *pointReads, n int) {
+func waitUsers(t *testing.T, d *DB, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		p.mu.Lock()
-		ok := p.pending != nil && len(p.pending.users) > 0 && p.pending.users[0] == n
-		p.mu.Unlock()
+		d.reads.mu.Lock()
+		ok := d.reads.pending != nil && len(d.reads.pending.b.users) > 0 && d.reads.pending.b.users[0] == n
+		d.reads.mu.Unlock()
 		if ok {
 			return
 		}

@@ -94,8 +94,10 @@ type DB struct {
 	// inflight lets Close wait for running calls.
 	inflight  sync.RWMutex
 	snapshots sync.WaitGroup
-	nest      *nesting    // nil unless Options.CheckNesting
-	points    *pointReads // Get and small GetMany calls (coalesce.go)
+	nest      *nesting // nil unless Options.CheckNesting
+	// reads gathers point reads (coalesce.go); lookup is their statement (lookupPositional).
+	reads  gatherer[readBatch]
+	lookup func(ctx context.Context, keys [][]byte, vals [][]byte, found []bool) error
 }
 
 // The statements, all of them (docs/postgres.md lists them as the compatibility promise).
@@ -171,7 +173,7 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	if o.PointReads <= 0 {
 		o.PointReads = max(1, runtime.GOMAXPROCS(0)/2)
 	}
-	d.points = &pointReads{limit: o.PointReads, timeout: d.timeout, run: d.lookupPositional}
+	d.reads.limit, d.reads.timeout, d.lookup = o.PointReads, d.timeout, d.lookupPositional
 	d.asyncChunks = probeAsync(ctx, d)
 	if o.ReclaimInterval == 0 {
 		o.ReclaimInterval = reclaimEvery
@@ -302,7 +304,7 @@ func (d *DB) Get(ctx context.Context, key []byte) ([]byte, error) {
 	d.nest.check(d.nest.owner(), "get")
 	var v [1][]byte
 	var found [1]bool
-	if err := d.points.read(ctx, [][]byte{nonNil(key)}, v[:], found[:]); err != nil {
+	if err := d.pointRead(ctx, [][]byte{nonNil(key)}, v[:], found[:]); err != nil {
 		return nil, wrap("get", err)
 	}
 	if !found[0] {
@@ -333,7 +335,7 @@ func (d *DB) GetMany(ctx context.Context, keys [][]byte, fn func(i int, value []
 	d.nest.check(d.nest.owner(), "get many")
 	var err error
 	if len(keys) <= maxPointLookup {
-		err = d.points.read(ctx, keys, vals, found)
+		err = d.pointRead(ctx, keys, vals, found)
 	} else {
 		err = d.lookupAny(ctx, keys, vals, found)
 	}
@@ -526,3 +528,4 @@ func (d *DB) scanOnce(ctx context.Context, start, end []byte, keysOnly bool, lim
 	}
 	return err
 }
+
