@@ -31,7 +31,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -99,8 +98,6 @@ type DB struct {
 	// reads gathers point reads (coalesce.go); lookup is their statement (lookupPositional).
 	reads  gatherer[readBatch]
 	lookup func(ctx context.Context, keys [][]byte, vals [][]byte, found []bool) error
-	// inserts and updates gather guarded single-key writes (gathered.go).
-	inserts, updates gatherer[writeBatch]
 }
 
 // The statements, all of them (docs/postgres.md lists them as the compatibility promise).
@@ -177,8 +174,6 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 		o.PointReads = max(1, runtime.GOMAXPROCS(0)/2)
 	}
 	d.reads.limit, d.reads.timeout, d.lookup = o.PointReads, d.timeout, d.lookupPositional
-	d.inserts.limit, d.inserts.timeout = writeLimit(), 2*d.timeout
-	d.updates.limit, d.updates.timeout = writeLimit(), 2*d.timeout
 	d.asyncChunks = probeAsync(ctx, d)
 	if o.ReclaimInterval == 0 {
 		o.ReclaimInterval = reclaimEvery
@@ -534,10 +529,3 @@ func (d *DB) scanOnce(ctx context.Context, start, end []byte, keysOnly bool, lim
 	return err
 }
 
-// writeLimit: EXPERIMENT knob.
-func writeLimit() int {
-	if n, err := strconv.Atoi(os.Getenv("TABLO_PG_WRITE_LIMIT")); err == nil && n > 0 {
-		return n
-	}
-	return 1 << 30
-}

@@ -81,8 +81,7 @@ func (d *DB) Update(ctx context.Context, locks []store.Lock, fn func(tx store.Tx
 // from becoming an error in the database's log. Only two inserts of one key racing each other
 // reach the unique index.
 func (d *DB) InsertIf(ctx context.Context, locks []store.Lock, key, value, guardKey, guardValue []byte) (bool, error) {
-	r := condRow{key: nonNil(key), value: nonNil(value), guardKey: nonNil(guardKey), guardValue: nonNil(guardValue)}
-	return d.execGuarded(ctx, locks, "insert", &d.inserts, r, stmtInsertIf, r.key, r.value, r.guardKey, r.guardValue)
+	return d.execGuarded(ctx, locks, "insert", stmtInsertIf, nonNil(key), nonNil(value), nonNil(guardKey), nonNil(guardValue))
 }
 
 // WriteIf implements store.GuardedWriter: one statement in its own READ COMMITTED
@@ -112,19 +111,17 @@ func (d *DB) WriteIf(ctx context.Context, locks []store.Lock, w store.CondWrite)
 	case !w.Exists && w.Delete:
 		return false, errors.New("postgres: WriteIf: deleting an absent key")
 	case !w.Exists:
-		r := condRow{key: k, value: nonNil(w.Value), guardKey: gk, guardValue: gv}
-		return d.execGuarded(ctx, locks, "insert", &d.inserts, r, stmtInsertIf, k, r.value, gk, gv)
+		return d.execGuarded(ctx, locks, "insert", stmtInsertIf, k, nonNil(w.Value), gk, gv)
 	case w.Delete:
-		return d.execGuarded(ctx, locks, "delete", nil, condRow{}, stmtDeleteIf, k, nonNil(w.Old), gk, gv)
+		return d.execGuarded(ctx, locks, "delete", stmtDeleteIf, k, nonNil(w.Old), gk, gv)
 	}
-	r := condRow{key: k, value: nonNil(w.Value), old: nonNil(w.Old), guardKey: gk, guardValue: gv}
-	return d.execGuarded(ctx, locks, "update", &d.updates, r, stmtUpdateIf, k, r.value, r.old, gk, gv)
+	return d.execGuarded(ctx, locks, "update", stmtUpdateIf, k, nonNil(w.Value), nonNil(w.Old), gk, gv)
 }
 
 // execGuarded runs one guarded write statement (InsertIf, WriteIf) in its own transaction
-// and reports whether it changed a row. With g, the write (r) gathers with concurrent ones of
-// its kind into one statement when the database is busy (gathered.go).
-func (d *DB) execGuarded(ctx context.Context, locks []store.Lock, op string, g *gatherer[writeBatch], r condRow, sql string, args ...any) (bool, error) {
+// and reports whether it changed a row, retrying deadlocks and connections lost before the
+// statement was sent.
+func (d *DB) execGuarded(ctx context.Context, locks []store.Lock, op, sql string, args ...any) (bool, error) {
 	if !d.enter() {
 		return false, store.ErrClosed
 	}
@@ -133,34 +130,15 @@ func (d *DB) execGuarded(ctx context.Context, locks []store.Lock, op string, g *
 	defer release()
 	ctx, cancel := context.WithTimeout(ctx, 2*d.timeout)
 	defer cancel()
-	d.nest.check(d.nest.owner(), op)
-	if g != nil {
-		grp, written, err := d.gatherWrite(ctx, g, op, r.old != nil, r)
-		if grp != nil {
-			return written, err
-		}
-		defer g.finish()
-	}
-	var done bool
-	err := d.retryGuarded(ctx, op, func() error {
-		tag, err := d.pool.Exec(ctx, sql, args...)
-		if sqlState(err) == "23505" {
-			return nil // unique_violation: a racing insert of the key won (RowsAffected is 0)
-		}
-		done = tag.RowsAffected() == 1
-		return err
-	})
-	return done, err
-}
-
-// retryGuarded runs do, which sends one guarded write statement in its own transaction,
-// again after a deadlock or a connection lost before the statement was sent.
-func (d *DB) retryGuarded(ctx context.Context, op string, do func() error) error {
 	lost := 0
+	d.nest.check(d.nest.owner(), op)
 	for attempt := 0; ; attempt++ {
-		err := do()
+		tag, err := d.pool.Exec(ctx, sql, args...)
 		if err == nil {
-			return nil
+			return tag.RowsAffected() == 1, nil
+		}
+		if sqlState(err) == "23505" {
+			return false, nil // unique_violation: a racing insert of the key won
 		}
 		// A statement the server refused committed nothing. A lost connection may have
 		// committed it, unless pgx knows the statement was never sent.
@@ -171,12 +149,12 @@ func (d *DB) retryGuarded(ctx context.Context, op string, do func() error) error
 			lost++
 			d.connectionLost(err)
 		case lostConn && !pgconn.SafeToRetry(err):
-			return fmt.Errorf("postgres: commit outcome unknown: %w", wrap(op, err))
+			return false, fmt.Errorf("postgres: commit outcome unknown: %w", wrap(op, err))
 		default:
-			return wrap(op, err)
+			return false, wrap(op, err)
 		}
 		if !sleep(ctx, backoff(attempt)) {
-			return wrap(op, err)
+			return false, wrap(op, err)
 		}
 	}
 }
