@@ -528,4 +528,3 @@ func (d *DB) scanOnce(ctx context.Context, start, end []byte, keysOnly bool, lim
 	}
 	return err
 }
-
