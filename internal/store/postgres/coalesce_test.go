@@ -10,11 +10,11 @@ import (
 	"time"
 )
 
-// fakeReads is the point reads' statement (DB.lookup), scripted: every key k reads as "v:k"; calls whose first
-// key starts with "hold" block until released. The interleavings these tests need (reads
-// arriving while a statement is in flight) cannot be forced through a real database; the
-// engine's own tests (TestPointReadsSeeAcknowledgedWrites, the conformance suite) run
-// gathering against PostgreSQL.
+// fakeReads is the point reads' statement (DB.lookup), scripted: every key k reads as "v:k";
+// calls whose first key starts with "hold" block until released. The interleavings these
+// tests need (reads arriving while a statement is in flight) cannot be forced through a real
+// database; TestPointReadsSeeAcknowledgedWrites and the conformance suite run gathering
+// against PostgreSQL.
 type fakeReads struct {
 	mu    sync.Mutex
 	calls [][]string // keys of each statement, as sent

@@ -14,7 +14,8 @@
 // names. The lock set is still taken, process-locally (package stripelock), so that one
 // process's writers to one partition queue instead of aborting each other.
 //
-// Reads: Get is one statement. Scan and snapshots run in a REPEATABLE READ READ ONLY
+// Reads: Get is one statement, shared with concurrent point reads when the database is
+// busy (coalesce.go). Scan and snapshots run in a REPEATABLE READ READ ONLY
 // transaction (one snapshot) and read in keyset batches (ORDER BY k LIMIT n, growing to
 // maxBatch), streaming each batch's rows to the callback; no result is held whole.
 //
