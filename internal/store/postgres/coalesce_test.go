@@ -80,23 +80,42 @@ func start(ctx context.Context, d *DB, keys ...string) chan readResult {
 	return out
 }
 
-// waitGathered waits until the batch being gathered has n keys.
-func waitGathered(t *testing.T, d *DB, n int) {
+// busy returns gathering with one statement in flight (first's, held until released).
+func busy(t *testing.T) (*DB, *fakeReads, chan readResult) {
+	d, f := newFake(1)
+	first := start(context.Background(), d, "hold1")
+	waitSent(t, f, 1)
+	return d, f, first
+}
+
+// checkIdle checks that no statement is in flight or gathering.
+func checkIdle(t *testing.T, d *DB) {
+	t.Helper()
+	if d.reads.running != 0 || d.reads.pending != nil {
+		t.Fatalf("after the reads: running %d, pending %v", d.reads.running, d.reads.pending)
+	}
+}
+
+// waitFor polls cond until it holds (the tests' interleavings happen on other goroutines).
+func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		d.reads.mu.Lock()
-		got := 0
-		if d.reads.pending != nil {
-			got = len(d.reads.pending.b.keys)
-		}
-		d.reads.mu.Unlock()
-		if got == n {
-			return
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("never: %s", what)
 		}
 		time.Sleep(time.Millisecond)
 	}
-	t.Fatalf("the batch being gathered never reached %d keys", n)
+}
+
+// waitGathered waits until the batch being gathered has n keys.
+func waitGathered(t *testing.T, d *DB, n int) {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("a gathered batch of %d keys", n), func() bool {
+		d.reads.mu.Lock()
+		defer d.reads.mu.Unlock()
+		return d.reads.pending != nil && len(d.reads.pending.b.keys) == n
+	})
 }
 
 func waitResult(t *testing.T, c chan readResult) readResult {
@@ -120,18 +139,14 @@ func TestPointReadsIdleReadsAtOnce(t *testing.T) {
 	if got := fmt.Sprint(f.sent()); got != "[[a b]]" {
 		t.Fatalf("statements = %s, want [[a b]]", got)
 	}
-	if d.reads.running != 0 || d.reads.pending != nil {
-		t.Fatalf("after the read: running %d, pending %v", d.reads.running, d.reads.pending)
-	}
+	checkIdle(t, d)
 }
 
 // Reads arriving while a statement is in flight share the next one, each key read once; a
 // read arriving after that one was sent is not in it.
 func TestPointReadsGatherWhileBusy(t *testing.T) {
-	d, f := newFake(1)
+	d, f, first := busy(t)
 	ctx := context.Background()
-	first := start(ctx, d, "hold1")
-	waitSent(t, f, 1)
 	b := start(ctx, d, "hold2", "cat")
 	waitGathered(t, d, 2)
 	c := start(ctx, d, "e2", "cat")
@@ -155,21 +170,13 @@ func TestPointReadsGatherWhileBusy(t *testing.T) {
 
 func waitSent(t *testing.T, f *fakeReads, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(f.sent()) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("statement %d never sent", n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitFor(t, fmt.Sprintf("statement %d sent", n), func() bool { return len(f.sent()) >= n })
 }
 
 // The batch's first reader sends it; its cancellation fails neither its statement nor the
 // reads of the others in it.
 func TestPointReadsLeaderCancelled(t *testing.T) {
-	d, f := newFake(1)
-	first := start(context.Background(), d, "hold1")
-	waitSent(t, f, 1)
+	d, f, first := busy(t)
 	lctx, cancel := context.WithCancel(context.Background())
 	leader := start(lctx, d, "a")
 	waitGathered(t, d, 1)
@@ -187,9 +194,7 @@ func TestPointReadsLeaderCancelled(t *testing.T) {
 
 // A follower whose context ends stops waiting with its context's error.
 func TestPointReadsFollowerCancelled(t *testing.T) {
-	d, f := newFake(1)
-	first := start(context.Background(), d, "hold1")
-	waitSent(t, f, 1)
+	d, f, first := busy(t)
 	leader := start(context.Background(), d, "a")
 	waitGathered(t, d, 1)
 	fctx, cancel := context.WithCancel(context.Background())
@@ -209,10 +214,8 @@ func TestPointReadsFollowerCancelled(t *testing.T) {
 // No statement reads more than maxBatchKeys keys: a read that would overflow the batch
 // being gathered sends its own, even while the database is busy.
 func TestPointReadsFullBatchReadsAlone(t *testing.T) {
-	d, f := newFake(1)
+	d, f, first := busy(t)
 	ctx := context.Background()
-	first := start(ctx, d, "hold1")
-	waitSent(t, f, 1)
 	var reads []chan readResult
 	for i := range maxBatchKeys / 2 {
 		reads = append(reads, start(ctx, d, fmt.Sprintf("k%02d", 2*i), fmt.Sprintf("k%02d", 2*i+1)))
@@ -234,18 +237,14 @@ func TestPointReadsFullBatchReadsAlone(t *testing.T) {
 			t.Fatalf("a statement read %d keys (at most %d)", len(ks), maxBatchKeys)
 		}
 	}
-	if d.reads.running != 0 || d.reads.pending != nil {
-		t.Fatalf("after the reads: running %d, pending %v", d.reads.running, d.reads.pending)
-	}
+	checkIdle(t, d)
 }
 
 // Two reads of one key in one statement get values of their own: one changing its value
 // does not change the other's.
 func TestPointReadsSharedKeyCopied(t *testing.T) {
-	d, f := newFake(1)
+	d, f, first := busy(t)
 	ctx := context.Background()
-	first := start(ctx, d, "hold1")
-	waitSent(t, f, 1)
 	out := make(chan [][]byte, 2)
 	for range 2 {
 		go func() {
@@ -269,15 +268,9 @@ func TestPointReadsSharedKeyCopied(t *testing.T) {
 // waitUsers waits until the batch being gathered's first key has n readers.
 func waitUsers(t *testing.T, d *DB, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	waitFor(t, fmt.Sprintf("%d readers of a gathered key", n), func() bool {
 		d.reads.mu.Lock()
-		ok := d.reads.pending != nil && len(d.reads.pending.b.users) > 0 && d.reads.pending.b.users[0] == n
-		d.reads.mu.Unlock()
-		if ok {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Fatalf("the batch never had %d readers of its first key", n)
+		defer d.reads.mu.Unlock()
+		return d.reads.pending != nil && len(d.reads.pending.b.users) > 0 && d.reads.pending.b.users[0] == n
+	})
 }
