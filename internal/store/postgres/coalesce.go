@@ -155,6 +155,9 @@ func (b *readBatch) join(ks [][]byte) ([]int, bool) {
 // call began, into vals and found (len(keys) each), gathered with concurrent point reads
 // when the database is busy.
 func (d *DB) pointRead(ctx context.Context, keys [][]byte, vals [][]byte, found []bool) error {
+	if len(keys) == 0 {
+		return nil // nothing to wait for
+	}
 	var pos []int
 	grp, leader := d.reads.enter(func(b *readBatch, _ bool) bool {
 		var ok bool

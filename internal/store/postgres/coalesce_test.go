@@ -274,3 +274,16 @@ func waitUsers(t *testing.T, d *DB, n int) {
 		return d.reads.pending != nil && len(d.reads.pending.b.users) > 0 && d.reads.pending.b.users[0] == n
 	})
 }
+
+// A read of no keys returns at once, even while others gather.
+func TestPointReadsNoKeys(t *testing.T) {
+	d, f, first := busy(t)
+	if r := waitResult(t, start(context.Background(), d)); r.err != nil || len(r.vals) != 0 {
+		t.Fatalf("read of no keys = %v, %v", r.vals, r.err)
+	}
+	close(f.hold)
+	waitResult(t, first)
+	if n := len(f.sent()); n != 1 {
+		t.Fatalf("%d statements, want 1", n)
+	}
+}
