@@ -11,9 +11,3 @@ import (
 func startWriteback(f vfs.File, off, n int64) {
 	_ = unix.SyncFileRange(int(f.Fd()), off, n, unix.SYNC_FILE_RANGE_WRITE)
 }
-
-// waitWriteback waits until the writeback started for f's first n bytes is done
-// (SYNC_FILE_RANGE_WAIT_BEFORE): it bounds the dirty pages of one writer, nothing more.
-func waitWriteback(f vfs.File, n int64) {
-	_ = unix.SyncFileRange(int(f.Fd()), 0, n, unix.SYNC_FILE_RANGE_WAIT_BEFORE)
-}
