@@ -338,8 +338,8 @@ func compareServiceOrder(a, b string) int {
 }
 
 // serviceWeights holds each byte's weight in the first pass of compareServiceOrder; 0 means
-// ignored there. Bytes that no header name holds (not RFC 9110 token characters) come
-// after the letters, in code-point order: they never reach the service's comparison.
+// ignored there. Letters (names are lower-cased) come last in code-point order, as do bytes
+// that no header name holds (not RFC 9110 token characters), which no client signs.
 var serviceWeights = func() (w [256]uint16) {
 	for c := range w {
 		w[c] = 0x100 + uint16(c)
@@ -347,10 +347,6 @@ var serviceWeights = func() (w [256]uint16) {
 	w['-'], w['\''] = 0, 0
 	for n, c := range []byte("!#$%&*.^_`|~+0123456789") {
 		w[c] = 1 + uint16(n)
-	}
-	for c := byte('a'); c <= 'z'; c++ {
-		w[c] = 0x80 + uint16(c-'a')
-		w[c-'a'+'A'] = w[c]
 	}
 	return w
 }()
