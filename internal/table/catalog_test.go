@@ -347,7 +347,7 @@ func TestParseIfMatchAndBatchSize(t *testing.T) {
 	}
 	ops := make([]Op, MaxBatchOps+1)
 	for i := range ops {
-		ops[i] = Op{Kind: Insert, Entity: &entity.Entity{PartitionKey: "p", RowKey: string(rune('a' + i%26)) + string(rune('a'+i/26))}}
+		ops[i] = Op{Kind: Insert, Entity: &entity.Entity{PartitionKey: "p", RowKey: string(rune('a'+i%26)) + string(rune('a'+i/26))}}
 	}
 	var be *BatchError
 	if err := CheckBatchShape(ops); !errors.As(err, &be) || be.Index != MaxBatchOps-1 || !azerr.Is(err, azerr.InvalidInput) {
