@@ -1,6 +1,7 @@
 package entity
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -31,6 +32,46 @@ func TestTimeOf(t *testing.T) {
 		}
 		if back := Ticks(got); back != ticks {
 			t.Errorf("Ticks(TimeOf(%d)) = %d", ticks, back)
+		}
+	}
+}
+
+// TestCompareValues: values of one type are ordered (strings by UTF-16 code unit, binary
+// bytewise, numbers numerically); values of different types, or a NaN, are not.
+func TestCompareValues(t *testing.T) {
+	cases := []struct {
+		a, b Value
+		c    int
+		ok   bool
+	}{
+		{StringValue("a"), StringValue("b"), -1, true},
+		{StringValue("\uFFFD"), StringValue("😀"), 1, true}, // U+FFFD > the surrogate D83D
+		{GuidValue("00000000-0000-0000-0000-000000000001"), GuidValue("00000000-0000-0000-0000-000000000001"), 0, true},
+		{BinaryValue([]byte{1}), BinaryValue([]byte{0, 9}), 1, true},
+		{DoubleValue(2), DoubleValue(1.5), 1, true},
+		{DoubleValue(math.NaN()), DoubleValue(1), 0, false},
+		{DoubleValue(1), DoubleValue(math.NaN()), 0, false},
+		{Int64Value(-3), Int64Value(4), -1, true},
+		{Int32Value(7), Int32Value(7), 0, true},
+		{Int32Value(1), Int64Value(1), 0, false},
+		{StringValue("1"), Int32Value(1), 0, false},
+	}
+	for _, c := range cases {
+		if got, ok := Compare(c.a, c.b); got != c.c || ok != c.ok {
+			t.Errorf("Compare(%+v, %+v) = %d, %v; want %d, %v", c.a, c.b, got, ok, c.c, c.ok)
+		}
+	}
+}
+
+// TestCanonicalGuidHexEdges: every hex digit in either case is accepted, 'f' and 'F'
+// included, and lower-cased; the letters after them are not.
+func TestCanonicalGuidHexEdges(t *testing.T) {
+	if got, ok := canonicalGuid("0123456f-89aF-bcde-ABCD-EF0000000009"); !ok || got != "0123456f-89af-bcde-abcd-ef0000000009" {
+		t.Fatalf("canonicalGuid: %q, %v", got, ok)
+	}
+	for _, bad := range []string{"0123456g-89af-bcde-abcd-ef0000000000", "0123456G-89af-bcde-abcd-ef0000000000"} {
+		if _, ok := canonicalGuid(bad); ok {
+			t.Errorf("canonicalGuid(%q) accepted a non-hex digit", bad)
 		}
 	}
 }
