@@ -75,3 +75,20 @@ func TestCanonicalGuidHexEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeProperties: a merge overwrites existing properties in place, keeping their
+// order, and appends the new ones in the patch's order.
+func TestMergeProperties(t *testing.T) {
+	e := &Entity{Props: []Property{{Name: "A", Value: Int32Value(1)}, {Name: "B", Value: Int32Value(2)}}}
+	e.Merge([]Property{{Name: "C", Value: Int32Value(3)}, {Name: "A", Value: StringValue("a")}, {Name: "D", Value: Int32Value(4)}})
+	want := []Property{{Name: "A", Value: StringValue("a")}, {Name: "B", Value: Int32Value(2)},
+		{Name: "C", Value: Int32Value(3)}, {Name: "D", Value: Int32Value(4)}}
+	if len(e.Props) != len(want) {
+		t.Fatalf("merged %+v, want %+v", e.Props, want)
+	}
+	for i := range want {
+		if e.Props[i].Name != want[i].Name || !Equal(e.Props[i].Value, want[i].Value) {
+			t.Fatalf("merged %+v, want %+v", e.Props, want)
+		}
+	}
+}
