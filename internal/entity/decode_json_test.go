@@ -183,6 +183,8 @@ func decodeCases(t testing.TB) []decodeCase {
 		{name: "ends after a literal", body: `{"A":true`, code: azerr.InvalidInput},
 		{name: "ends inside a literal", body: `{"A":tru`, code: azerr.InvalidInput},
 		{name: "ends after a number", body: `{"A":12`, code: azerr.InvalidInput},
+		{name: "ends after a minus", body: `{"A":-`, code: azerr.InvalidInput},
+		{name: "ends after a minus in a skipped value", body: `{"odata.x":[-`, code: azerr.InvalidInput},
 		{name: "lone surrogate ends the string", body: body(`"A":"\ud800"`), pk: "p", rk: "r", keys: both, want: []Property{prop("A", StringValue("\ufffd"))}},
 		{name: "ends after a fraction", body: `{"A":1.5`, code: azerr.InvalidInput},
 		{name: "ends after an exponent's e", body: `{"A":1e`, code: azerr.InvalidInput},
