@@ -9,6 +9,7 @@ import (
 
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/entity"
+	"github.com/tablo/tablo/internal/store"
 	"github.com/tablo/tablo/internal/store/postgres"
 	"github.com/tablo/tablo/internal/store/postgres/pgtest"
 )
@@ -151,5 +152,80 @@ func TestPostgresWritesWhileTheClockJumps(t *testing.T) {
 			t.Fatalf("insert %d: Timestamp %d not after %d", i, r.Entity.Timestamp, last)
 		}
 		last = r.Entity.Timestamp
+	}
+}
+
+// countingPG is the PostgreSQL engine with its transactions and its reads counted.
+type countingPG struct {
+	*postgres.DB
+	updates, reads atomic.Int64
+}
+
+func (c *countingPG) Update(ctx context.Context, locks []store.Lock, fn func(tx store.Txn) error) error {
+	c.updates.Add(1)
+	return c.DB.Update(ctx, locks, fn)
+}
+
+func (c *countingPG) GetMany(ctx context.Context, keys [][]byte, fn func(i int, value []byte, found bool) error) error {
+	c.reads.Add(1)
+	return c.DB.GetMany(ctx, keys, fn)
+}
+
+// TestPostgresSingleWritesTakeNoTransaction: once a Service knows the table, a single-entity
+// write on the PostgreSQL engine is one conditional statement, no transaction; a write that
+// follows this process's own write of the entity reads nothing first (the clock is frozen, so
+// the stored Timestamp floor needs no raising meanwhile).
+func TestPostgresSingleWritesTakeNoTransaction(t *testing.T) {
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, postgres.Options{URL: pgtest.URL(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	st := &countingPG{DB: db}
+	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	svc := New(st, Options{Now: func() time.Time { return at }})
+	defer svc.Close()
+	createTables(t, svc, "acct", "single")
+	op := func(kind OpKind, rk string) Op {
+		return Op{Kind: kind, IfMatch: IfMatch{Any: true}, Entity: &entity.Entity{PartitionKey: "p", RowKey: rk,
+			Props: []entity.Property{{Name: "K", Value: entity.StringValue(kind.String())}}}}
+	}
+	// Learn the table and raise the floor.
+	if _, err := svc.Write(ctx, "acct", "single", op(Insert, "warm")); err != nil {
+		t.Fatal(err)
+	}
+	updates := st.updates.Load()
+	ops := []Op{op(Insert, "1"), op(Replace, "1"), op(Merge, "1"), op(InsertOrReplace, "1"),
+		op(InsertOrMerge, "1"), op(Delete, "1"), op(InsertOrReplace, "2")}
+	for i, o := range ops {
+		reads := st.reads.Load()
+		if _, err := svc.Write(ctx, "acct", "single", o); err != nil {
+			t.Fatalf("%s: %v", o.Kind, err)
+		}
+		if n := st.updates.Load() - updates; n != 0 {
+			t.Fatalf("%s took %d transactions", o.Kind, n)
+		}
+		// Only the write of an entity this process has not written reads it first.
+		if n := st.reads.Load() - reads; n != 0 && i < len(ops)-1 {
+			t.Fatalf("%s after this process's own write read the entity %d times", o.Kind, n)
+		}
+	}
+	// Another process rewrites the entity: this one's remembered value is stale, and its next
+	// write reads the entity afresh, still without a transaction.
+	other := New(db, Options{})
+	defer other.Close()
+	if _, err := other.Write(ctx, "acct", "single", op(Merge, "2")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Write(ctx, "acct", "single", op(InsertOrReplace, "2")); err != nil {
+		t.Fatal(err)
+	}
+	if n := st.updates.Load() - updates; n != 0 {
+		t.Fatalf("a write after a stale guess took %d transactions", n)
+	}
+	e, err := svc.GetEntity(ctx, "acct", "single", "p", "2")
+	if err != nil || len(e.Props) != 1 || e.Props[0].Value.S != "insert-or-replace" {
+		t.Fatalf("entity 2: %+v, %v", e, err)
 	}
 }
