@@ -2,6 +2,7 @@ package entity
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -89,6 +90,39 @@ func TestMergeProperties(t *testing.T) {
 	for i := range want {
 		if e.Props[i].Name != want[i].Name || !Equal(e.Props[i].Value, want[i].Value) {
 			t.Fatalf("merged %+v, want %+v", e.Props, want)
+		}
+	}
+}
+
+// TestPathSafeEdges: letters and digits at the ends of their ranges stay literal in an
+// entity path; the bytes just outside them are escaped.
+func TestPathSafeEdges(t *testing.T) {
+	for _, c := range []byte("azAZ09") {
+		if !pathSafe(c) {
+			t.Errorf("%q is escaped", c)
+		}
+	}
+	for _, c := range []byte("`{@[/\x7f") {
+		if c != '@' && pathSafe(c) {
+			t.Errorf("%q stays literal", c)
+		}
+	}
+	if got := EntityPath("t", "azAZ09", "z"); !strings.Contains(got, "azAZ09") {
+		t.Errorf("EntityPath: %s", got)
+	}
+}
+
+// TestIdentifierLetterEdges: property names may start with a, z, A, Z or '_' and hold
+// digits after the first character.
+func TestIdentifierLetterEdges(t *testing.T) {
+	for _, name := range []string{"a", "z", "A", "Z", "_", "z9", "Z0"} {
+		if !isIdentifier(name) {
+			t.Errorf("%q refused", name)
+		}
+	}
+	for _, name := range []string{"`", "{", "@", "[", "9", "a-b"} {
+		if isIdentifier(name) {
+			t.Errorf("%q accepted", name)
 		}
 	}
 }
