@@ -227,3 +227,50 @@ func TestSASParseEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestTableSASAtSipSprVersion: a table SAS gains sip, spr and the /table/ prefix at exactly
+// 2015-04-05.
+func TestTableSASAtSipSprVersion(t *testing.T) {
+	s := mustSAS(t, "sv=2015-04-05&tn=MyTable&sp=r&se=2030-01-01&spk=a&sig=AAAA")
+	want := "r\n\n2030-01-01\n/table/devstoreaccount1/mytable\n\n\n\n2015-04-05\na\n\n\n"
+	if got := s.StringToSign(DevAccountName); got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// TestSkewAtItsEdges: a request date exactly MaxClockSkew old or ahead is accepted; one
+// second further is not.
+func TestSkewAtItsEdges(t *testing.T) {
+	const date = "Wed, 01 Jan 2025 00:00:00 GMT"
+	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	const skew = 15 * time.Minute
+	for _, c := range []struct {
+		now time.Time
+		ok  bool
+	}{
+		{at.Add(skew), true}, {at.Add(skew + time.Second), false},
+		{at.Add(-skew), true}, {at.Add(-skew - time.Second), false},
+	} {
+		if err := checkSkew(date, c.now, skew); (err == nil) != c.ok {
+			t.Errorf("date %s at %s: %v, want accepted=%v", date, c.now, err, c.ok)
+		}
+	}
+}
+
+// TestZeroKindsNameNothing: an Authorization or SAS never parsed has no scheme or kind; the
+// zero values are none of the named ones.
+func TestZeroKindsNameNothing(t *testing.T) {
+	var a Authorization
+	for _, s := range []Scheme{SchemeSharedKey, SchemeSharedKeyLite, SchemeBearer} {
+		if a.Scheme == s {
+			t.Errorf("the zero Scheme is %v", s)
+		}
+	}
+	if got := a.Scheme.String(); got != "Scheme(?)" {
+		t.Errorf("the zero Scheme prints as %q", got)
+	}
+	var s SAS
+	if s.Kind == ServiceSAS || s.Kind == AccountSAS {
+		t.Errorf("the zero SASKind is %v", s.Kind)
+	}
+}

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"cmp"
 	"crypto/hmac"
 	"net/http"
 	"net/url"
@@ -297,50 +298,72 @@ func appendHeaderLines(dst []byte, lines []headerLine) []byte {
 	return dst
 }
 
-// compareServiceOrder is the storage service's culture-aware order of header names, as
-// far as header names go: '-' is ignored, then '_' < digits < letters; a prefix sorts
-// first. Names equal once '-' is dropped fall back to code-point order.
+// compareServiceOrder is the storage service's order of x-ms-* header names: the
+// culture-aware string order of its platform, which the Azure SDKs for Go, JavaScript and
+// .NET reproduce with weight tables. Names are compared first ignoring hyphens and
+// apostrophes, by serviceWeights (punctuation, then digits, then letters; a prefix first);
+// names equal that way are ordered at the first position where they differ in those two
+// characters: an ordinary character first, then the end of the name, then an apostrophe,
+// then a hyphen. So "x-ms-a~" < "x-ms-ab" (code-point order puts '~' last) and
+// "x-ms-ab" < "x-ms-a-b".
 func compareServiceOrder(a, b string) int {
 	i, j := 0, 0
 	for {
-		for i < len(a) && a[i] == '-' {
+		for i < len(a) && serviceWeights[a[i]] == 0 {
 			i++
 		}
-		for j < len(b) && b[j] == '-' {
+		for j < len(b) && serviceWeights[b[j]] == 0 {
 			j++
 		}
 		if i == len(a) || j == len(b) {
-			if i == len(a) && j == len(b) {
-				return strings.Compare(a, b)
+			if i < len(a) {
+				return 1
 			}
-			if i == len(a) {
+			if j < len(b) {
 				return -1
 			}
-			return 1
+			break
 		}
-		if wa, wb := serviceWeight(a[i]), serviceWeight(b[j]); wa != wb {
-			if wa < wb {
-				return -1
-			}
-			return 1
+		if wa, wb := serviceWeights[a[i]], serviceWeights[b[j]]; wa != wb {
+			return cmp.Compare(wa, wb)
 		}
 		i++
 		j++
 	}
+	for k := 0; k < max(len(a), len(b)); k++ {
+		if ta, tb := tieWeight(a, k), tieWeight(b, k); ta != tb {
+			return cmp.Compare(ta, tb)
+		}
+	}
+	return strings.Compare(a, b)
 }
 
-func serviceWeight(c byte) int {
-	switch {
-	case c == '_':
-		return 0
-	case c >= '0' && c <= '9':
-		return 1 + int(c-'0')
-	case c >= 'a' && c <= 'z':
-		return 11 + int(c-'a')
-	case c >= 'A' && c <= 'Z':
-		return 11 + int(c-'A')
+// serviceWeights holds each byte's weight in the first pass of compareServiceOrder; 0 means
+// ignored there. Letters (names are lower-cased) come last in code-point order, as do bytes
+// that no header name holds (not RFC 9110 token characters), which no client signs.
+var serviceWeights = func() (w [256]uint16) {
+	for c := range w {
+		w[c] = 0x100 + uint16(c)
 	}
-	return 100 + int(c)
+	w['-'], w['\''] = 0, 0
+	for n, c := range []byte("!#$%&*.^_`|~+0123456789") {
+		w[c] = 1 + uint16(n)
+	}
+	return w
+}()
+
+// tieWeight is what position k of s weighs when two names are equal but for their hyphens
+// and apostrophes.
+func tieWeight(s string, k int) int {
+	switch {
+	case k >= len(s):
+		return 1
+	case s[k] == '\'':
+		return 2
+	case s[k] == '-':
+		return 3
+	}
+	return 0
 }
 
 // appendCanonQuery appends "\nname:value" for every query parameter: names lower-cased

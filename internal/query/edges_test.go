@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tablo/tablo/internal/azerr"
+	"github.com/tablo/tablo/internal/entity"
 )
 
 // TestTokenEdges pins DecodeToken at its bounds: a count of up to five digits (leading
@@ -89,5 +90,56 @@ func TestCompareFoldASCII(t *testing.T) {
 		if c := compareFoldASCII(p[0], p[1]); c == 0 {
 			t.Errorf("%q vs %q folded to equal", p[0], p[1])
 		}
+	}
+}
+
+// TestEvalDoubleAtInt64Limits: a Double exactly at ±2^63 compares exactly with Int64 literals
+// at their limits: 2^63 is above the largest, -2^63 equals the smallest.
+func TestEvalDoubleAtInt64Limits(t *testing.T) {
+	e := &entity.Entity{PartitionKey: "pk", RowKey: "rk", Props: []entity.Property{
+		{Name: "Top", Value: entity.DoubleValue(0x1p63)},
+		{Name: "Bottom", Value: entity.DoubleValue(-0x1p63)},
+	}}
+	cases := []struct {
+		filter string
+		want   bool
+	}{
+		{"Top gt 9223372036854775807L", true}, {"Top eq 9223372036854775807L", false},
+		{"Bottom eq -9223372036854775808L", true}, {"Bottom lt -9223372036854775808L", false},
+		{"Bottom lt -9223372036854775807L", true},
+	}
+	for _, c := range cases {
+		if got := evalString(t, c.filter, e); got != c.want {
+			t.Errorf("%s = %v, want %v", c.filter, got, c.want)
+		}
+	}
+}
+
+// TestGuidLiteralHexEdges: every hex digit is accepted in a GUID literal, 'f' and 'F'
+// included, and the value is lower-cased; 'g' is refused.
+func TestGuidLiteralHexEdges(t *testing.T) {
+	f, err := Parse("G eq guid'0123456f-89aF-bcde-ABCD-EF0000000000'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := f.String(), "G eq guid'0123456f-89af-bcde-abcd-ef0000000000'"; got != want {
+		t.Fatalf("parsed as %q, want %q", got, want)
+	}
+	for _, bad := range []string{"G eq guid'0123456g-89af-bcde-abcd-ef0000000000'", "G eq guid'0123456G-89af-bcde-abcd-ef0000000000'"} {
+		if _, err := Parse(bad); err == nil {
+			t.Errorf("Parse(%q) accepted a non-hex digit", bad)
+		}
+	}
+}
+
+// TestPlanStringEscapesDEL: the plan's debug text percent-escapes DEL (0x7F) like the
+// control characters, keeping '~' (0x7E) as is.
+func TestPlanStringEscapesDEL(t *testing.T) {
+	f, err := Parse("PartitionKey eq 'a~\x7f'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := PlanQuery(f).String(), "partition pk='a~%7F'"; got != want {
+		t.Fatalf("plan %q, want %q", got, want)
 	}
 }
