@@ -211,9 +211,12 @@ func moveMessage(tx store.Txn, qid uint64, m *message, from int64) error {
 	return writeMessage(tx, qid, m)
 }
 
-func checkCount(n int) error {
+// CheckCount applies the numofmessages range of Get and Peek Messages (1–32): a caller that
+// reads the parameter as int64 checks it before narrowing it, so that the error names the
+// value as sent.
+func CheckCount(n int64) error {
 	if n < 1 || n > MaxNumOfMessages {
-		return outOfRange("numofmessages", int64(n), 1, MaxNumOfMessages)
+		return outOfRange("numofmessages", n, 1, MaxNumOfMessages)
 	}
 	return nil
 }
@@ -317,7 +320,7 @@ func walkVisible(ctx context.Context, r reader, qid uint64, from position, now i
 // GetMessages takes up to n visible messages (1–32), hiding each for visibilityTimeout
 // seconds (1–7 days) with a new pop receipt and one more dequeue.
 func (s *Service) GetMessages(ctx context.Context, account, name string, n int, visibilityTimeout int64) ([]Message, error) {
-	if err := checkCount(n); err != nil {
+	if err := CheckCount(int64(n)); err != nil {
 		return nil, err
 	}
 	if visibilityTimeout < 1 || visibilityTimeout > MaxVisibilityTimeout {
@@ -438,7 +441,7 @@ func raise(a interface {
 
 // PeekMessages returns up to n visible messages (1–32) without changing them.
 func (s *Service) PeekMessages(ctx context.Context, account, name string, n int) ([]Message, error) {
-	if err := checkCount(n); err != nil {
+	if err := CheckCount(int64(n)); err != nil {
 		return nil, err
 	}
 	if err := ValidateName(name); err != nil {
