@@ -78,9 +78,6 @@ func parseMessageID(id string) (qid, seq uint64, ok bool) {
 // index): Update and Delete read that one key.
 const receiptLead = "A"
 
-// receiptLen is the length of a receipt: the lead and 16 bytes in base64url.
-const receiptLen = 1 + 22
-
 func receiptString(r uint64, visibleAt int64) string {
 	var b [16]byte
 	binary.BigEndian.PutUint64(b[:8], r)
@@ -94,17 +91,12 @@ func receiptString(r uint64, visibleAt int64) string {
 const oldReceipt = -1
 
 func parseReceipt(s string) (r uint64, visibleAt int64, err error) {
-	var b []byte
-	if len(s) == receiptLen && strings.HasPrefix(s, receiptLead) {
-		b, err = base64.RawURLEncoding.DecodeString(s[1:])
-	} else {
-		b, err = base64.RawURLEncoding.DecodeString(strings.TrimPrefix(s, receiptLead))
-		if len(s) == 11 { // issued before the lead letter
-			b, err = base64.RawURLEncoding.DecodeString(s)
-		}
-		if err == nil && len(b) == 8 {
-			return 0, oldReceipt, nil
-		}
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(s, receiptLead))
+	if len(s) == 11 { // issued before the lead letter
+		b, err = base64.RawURLEncoding.DecodeString(s)
+	}
+	if err == nil && len(b) == 8 {
+		return 0, oldReceipt, nil
 	}
 	if err != nil || len(b) != 16 {
 		return 0, 0, azerr.New(azerr.InvalidQueryParameterValue).With("QueryParameterName", "popreceipt").With("QueryParameterValue", s)
