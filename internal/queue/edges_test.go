@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/keys"
@@ -134,4 +135,26 @@ func TestCountOfQueueWithoutCountKey(t *testing.T) {
 	}
 	s.DropCaches()
 	wantCount(t, s, "nocount", 4)
+}
+
+// A TTL whose expiry would not fit in nanoseconds (2^62 ns from now and beyond) never
+// expires; one second less expires when it says.
+func TestHugeTTLNeverExpires(t *testing.T) {
+	s, clk := newService(t, true)
+	mustCreate(t, s, "huge")
+	const edge = int64(1<<62) / int64(time.Second)
+	m, err := s.PutMessage(ctx, acct, "huge", "x", 0, edge-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := clk.now().Add(time.Duration(edge-1) * time.Second).UTC(); !m.Expires.Equal(want) {
+		t.Errorf("ttl %d: expires %v, want %v", edge-1, m.Expires, want)
+	}
+	m, err = s.PutMessage(ctx, acct, "huge", "x", 0, edge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Expires.Equal(NeverExpires) {
+		t.Errorf("ttl %d: expires %v, want never", edge, m.Expires)
+	}
 }

@@ -159,6 +159,18 @@ func TestCommonShapeReader(t *testing.T) {
 			t.Errorf("%q: %q %v %v, want %q", body, text, present, err, tc.want)
 		}
 	}
+	// The full parser: white space around the root (Python's declaration and newline) and
+	// text or elements after MessageText inside it are not part of the message.
+	for _, tc := range []struct{ body, want string }{
+		{"<?xml version='1.0' encoding='utf-8'?>\n<QueueMessage><MessageText>py</MessageText></QueueMessage>\n", "py"},
+		{"<QueueMessage><MessageText>a</MessageText>b</QueueMessage>", "a"},
+		{"<QueueMessage><MessageText>a</MessageText><Other>c</Other></QueueMessage>", "a"},
+	} {
+		text, present, err := ParseMessageText([]byte(tc.body))
+		if err != nil || !present || text != tc.want {
+			t.Errorf("%q: %q %v %v, want %q", tc.body, text, present, err, tc.want)
+		}
+	}
 	// Anything after the document but white space is refused.
 	for _, tail := range []string{"x", "<QueueMessage/>", " \n<a/>"} {
 		body := []byte(`<?xml version="1.0" encoding="utf-8"?><QueueMessage><MessageText>a</MessageText></QueueMessage>` + tail)
