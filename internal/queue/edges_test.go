@@ -158,3 +158,26 @@ func TestHugeTTLNeverExpires(t *testing.T) {
 		t.Errorf("ttl %d: expires %v, want never", edge, m.Expires)
 	}
 }
+
+// A message is gone at its expiration time exactly: Peek and Get skip it, Delete and Update
+// no longer find it.
+func TestExpiredAtExpirationTime(t *testing.T) {
+	s, clk := newService(t, true)
+	mustCreate(t, s, "exact")
+	m, err := s.PutMessage(ctx, acct, "exact", "x", 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.ns.Store(m.Expires.UnixNano() - 1)
+	if got, err := s.PeekMessages(ctx, acct, "exact", 1); err != nil || len(got) != 1 {
+		t.Fatalf("peek 1 ns before expiry: %+v %v", got, err)
+	}
+	clk.ns.Store(m.Expires.UnixNano())
+	if got, err := s.PeekMessages(ctx, acct, "exact", 1); err != nil || len(got) != 0 {
+		t.Errorf("peek at expiry: %+v %v", got, err)
+	}
+	wantCode(t, s.DeleteMessage(ctx, acct, "exact", m.ID, m.PopReceipt), azerr.MessageNotFound)
+	if got, err := s.GetMessages(ctx, acct, "exact", 1, 30); err != nil || len(got) != 0 {
+		t.Errorf("get at expiry: %+v %v", got, err)
+	}
+}
