@@ -78,9 +78,6 @@ func parseMessageID(id string) (qid, seq uint64, ok bool) {
 // index): Update and Delete read that one key.
 const receiptLead = "A"
 
-// receiptLen is the length of a receipt: the lead and 16 bytes in base64url.
-const receiptLen = 1 + 22
-
 func receiptString(r uint64, visibleAt int64) string {
 	var b [16]byte
 	binary.BigEndian.PutUint64(b[:8], r)
@@ -94,17 +91,12 @@ func receiptString(r uint64, visibleAt int64) string {
 const oldReceipt = -1
 
 func parseReceipt(s string) (r uint64, visibleAt int64, err error) {
-	var b []byte
-	if len(s) == receiptLen && strings.HasPrefix(s, receiptLead) {
-		b, err = base64.RawURLEncoding.DecodeString(s[1:])
-	} else {
-		b, err = base64.RawURLEncoding.DecodeString(strings.TrimPrefix(s, receiptLead))
-		if len(s) == 11 { // issued before the lead letter
-			b, err = base64.RawURLEncoding.DecodeString(s)
-		}
-		if err == nil && len(b) == 8 {
-			return 0, oldReceipt, nil
-		}
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(s, receiptLead))
+	if len(s) == 11 { // issued before the lead letter
+		b, err = base64.RawURLEncoding.DecodeString(s)
+	}
+	if err == nil && len(b) == 8 {
+		return 0, oldReceipt, nil
 	}
 	if err != nil || len(b) != 16 {
 		return 0, 0, azerr.New(azerr.InvalidQueryParameterValue).With("QueryParameterName", "popreceipt").With("QueryParameterValue", s)
@@ -211,9 +203,12 @@ func moveMessage(tx store.Txn, qid uint64, m *message, from int64) error {
 	return writeMessage(tx, qid, m)
 }
 
-func checkCount(n int) error {
+// CheckCount applies the numofmessages range of Get and Peek Messages (1–32): a caller that
+// reads the parameter as int64 checks it before narrowing it, so that the error names the
+// value as sent.
+func CheckCount(n int64) error {
 	if n < 1 || n > MaxNumOfMessages {
-		return outOfRange("numofmessages", int64(n), 1, MaxNumOfMessages)
+		return outOfRange("numofmessages", n, 1, MaxNumOfMessages)
 	}
 	return nil
 }
@@ -317,7 +312,7 @@ func walkVisible(ctx context.Context, r reader, qid uint64, from position, now i
 // GetMessages takes up to n visible messages (1–32), hiding each for visibilityTimeout
 // seconds (1–7 days) with a new pop receipt and one more dequeue.
 func (s *Service) GetMessages(ctx context.Context, account, name string, n int, visibilityTimeout int64) ([]Message, error) {
-	if err := checkCount(n); err != nil {
+	if err := CheckCount(int64(n)); err != nil {
 		return nil, err
 	}
 	if visibilityTimeout < 1 || visibilityTimeout > MaxVisibilityTimeout {
@@ -438,7 +433,7 @@ func raise(a interface {
 
 // PeekMessages returns up to n visible messages (1–32) without changing them.
 func (s *Service) PeekMessages(ctx context.Context, account, name string, n int) ([]Message, error) {
-	if err := checkCount(n); err != nil {
+	if err := CheckCount(int64(n)); err != nil {
 		return nil, err
 	}
 	if err := ValidateName(name); err != nil {

@@ -322,7 +322,10 @@ func (s *Server) getMessages(c *call) (*edge.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	msgs, err := s.svc.GetMessages(c.Ctx, c.Account, c.queue, clampCount(n), vt)
+	if err := queue.CheckCount(n); err != nil {
+		return nil, err
+	}
+	msgs, err := s.svc.GetMessages(c.Ctx, c.Account, c.queue, int(n), vt)
 	if err != nil {
 		return nil, err
 	}
@@ -330,20 +333,15 @@ func (s *Server) getMessages(c *call) (*edge.Reply, error) {
 	return s.messagesReply(http.StatusOK, msgs, false, false), nil
 }
 
-// clampCount keeps an out-of-range int64 out-of-range as an int.
-func clampCount(n int64) int {
-	if n < 0 || n > 1<<20 {
-		return -1
-	}
-	return int(n)
-}
-
 func (s *Server) peekMessages(c *call) (*edge.Reply, error) {
 	n, err := intParam(c, "numofmessages", 1)
 	if err != nil {
 		return nil, err
 	}
-	msgs, err := s.svc.PeekMessages(c.Ctx, c.Account, c.queue, clampCount(n))
+	if err := queue.CheckCount(n); err != nil {
+		return nil, err
+	}
+	msgs, err := s.svc.PeekMessages(c.Ctx, c.Account, c.queue, int(n))
 	if err != nil {
 		return nil, err
 	}

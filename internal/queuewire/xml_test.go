@@ -102,3 +102,80 @@ func TestAppendHTTPTime(t *testing.T) {
 		}
 	}
 }
+
+// The bodies the SDKs send (any of the three declarations or none, printable ASCII, the
+// entities encoding/xml and the SDKs write, an empty text, a trailing newline) take the
+// common-shape reader, and it reads what the full parser reads; every byte outside that set
+// is left to the full parser, whose answer stands.
+func TestCommonShapeReader(t *testing.T) {
+	var printable []byte
+	for c := byte(0x20); c < 0x7f; c++ {
+		if c != '<' && c != '&' && c != '>' { // '>' is left to the full parser ("]]>")
+			printable = append(printable, c)
+		}
+	}
+	texts := []string{"", "a", " ", "\t\n", string(printable), "&lt;x&gt;", "&amp;", "a&#34;b&#39;c&quot;d&apos;", "&#x9;&#xA;&#xD;", "x&lt;"}
+	for _, decl := range append([]string{""}, func() []string {
+		var ds []string
+		for _, d := range commonDecls {
+			ds = append(ds, string(d), string(d)+"\n")
+		}
+		return ds
+	}()...) {
+		for _, text := range texts {
+			for _, tail := range []string{"", "\r\n"} {
+				body := []byte(decl + "<QueueMessage><MessageText>" + text + "</MessageText></QueueMessage>" + tail)
+				fast, ok := parseCommonMessage(body)
+				if !ok {
+					t.Errorf("%q: not read by the common-shape reader", body)
+					continue
+				}
+				slow, present, err := parseMessageXML(body)
+				if err != nil || !present || slow != fast {
+					t.Errorf("%q: common reader %q, full parser %q %v %v", body, fast, slow, present, err)
+				}
+			}
+		}
+	}
+	for _, tc := range []struct {
+		text, want string // want "!" : InvalidXmlDocument
+	}{
+		{"\x01", "!"}, {"a\x1fb", "!"}, {"\x00", "!"}, {"\x0b&amp;", "!"},
+		{"a\r\nb", "a\nb"}, {"a\rb", "a\nb"}, {"&amp;\r\n", "&\n"}, // XML normalises line ends
+		{"\xff", "!"}, {"\xc3", "!"}, {"&amp;\xff", "!"},
+		{"é", "é"}, {"&lt;é", "<é"}, {"\x7f", "\x7f"},
+		{"<", "!"}, {"<b/>", "!"}, {"&amp;<b/>", "!"}, {">", ">"}, {"&lt;>", "<>"},
+		{"&bogus;", "!"}, {"&", "!"}, {"&#x41;", "A"},
+	} {
+		body := []byte("<QueueMessage><MessageText>" + tc.text + "</MessageText></QueueMessage>")
+		text, present, err := ParseMessageText(body)
+		if tc.want == "!" {
+			if !azerr.Is(err, azerr.InvalidXMLDocument) {
+				t.Errorf("%q: %q %v %v, want InvalidXmlDocument", body, text, present, err)
+			}
+			continue
+		}
+		if err != nil || !present || text != tc.want {
+			t.Errorf("%q: %q %v %v, want %q", body, text, present, err, tc.want)
+		}
+	}
+	// The full parser: white space around the root (Python's declaration and newline) and
+	// text or elements after MessageText inside it are not part of the message.
+	for _, tc := range []struct{ body, want string }{
+		{"<?xml version='1.0' encoding='utf-8'?>\n<QueueMessage><MessageText>py</MessageText></QueueMessage>\n", "py"},
+		{"<QueueMessage><MessageText>a</MessageText>b</QueueMessage>", "a"},
+		{"<QueueMessage><MessageText>a</MessageText><Other>c</Other></QueueMessage>", "a"},
+	} {
+		text, present, err := ParseMessageText([]byte(tc.body))
+		if err != nil || !present || text != tc.want {
+			t.Errorf("%q: %q %v %v, want %q", tc.body, text, present, err, tc.want)
+		}
+	}
+	// Anything after the document but white space is refused.
+	for _, tail := range []string{"x", "<QueueMessage/>", " \n<a/>"} {
+		body := []byte(`<?xml version="1.0" encoding="utf-8"?><QueueMessage><MessageText>a</MessageText></QueueMessage>` + tail)
+		if _, _, err := ParseMessageText(body); !azerr.Is(err, azerr.InvalidXMLDocument) {
+			t.Errorf("%q: %v, want InvalidXmlDocument", body, err)
+		}
+	}
+}

@@ -294,7 +294,8 @@ func (p *parser) note(key, op string) error {
 		p.keys = append(p.keys, key)
 	}
 	if p.mode == Find && seen {
-		// Allowed only as the two ends of a range: one lower bound and one upper bound.
+		// Allowed only as the two ends of a range: one lower bound and one upper bound. A
+		// third comparison is refused here too: it would repeat the kind of one of the two.
 		lower := op == ">" || op == ">="
 		upper := op == "<" || op == "<="
 		for _, q := range prev {
@@ -302,9 +303,6 @@ func (p *parser) note(key, op string) error {
 			if !(lower && qu || upper && ql) {
 				return p.errf("%s is compared more than once outside a range", key)
 			}
-		}
-		if len(prev) >= 2 {
-			return p.errf("%s is compared more than twice", key)
 		}
 	}
 	p.seen[key] = append(prev, op)

@@ -4,6 +4,7 @@
 package stripelock
 
 import (
+	"cmp"
 	"hash/maphash"
 	"slices"
 	"sync"
@@ -22,23 +23,25 @@ type Table struct {
 // New returns a Table.
 func New() *Table { return &Table{seed: maphash.MakeSeed()} }
 
-// Acquire takes the stripes for locks in ascending stripe order (exclusive wins when a stripe
-// is wanted both ways) and returns the release function.
-func (t *Table) Acquire(locks []store.Lock) (release func()) {
-	type want struct {
-		stripe    uint64
-		exclusive bool
-	}
+// want is one stripe an Update takes, and how.
+type want struct {
+	stripe    uint64
+	exclusive bool
+}
+
+// stripe is the stripe a lock name falls on.
+func (t *Table) stripe(name string) uint64 { return maphash.String(t.seed, name) % stripes }
+
+// plan turns locks into the stripes to take: ascending, one entry per stripe, exclusive when
+// any lock on it is.
+func (t *Table) plan(locks []store.Lock) []want {
 	wants := make([]want, 0, len(locks))
 	for _, l := range locks {
-		wants = append(wants, want{maphash.String(t.seed, l.Name) % stripes, !l.Shared})
+		wants = append(wants, want{t.stripe(l.Name), !l.Shared})
 	}
 	slices.SortFunc(wants, func(a, b want) int {
-		if a.stripe != b.stripe {
-			if a.stripe < b.stripe {
-				return -1
-			}
-			return 1
+		if c := cmp.Compare(a.stripe, b.stripe); c != 0 {
+			return c
 		}
 		if a.exclusive == b.exclusive {
 			return 0
@@ -49,7 +52,13 @@ func (t *Table) Acquire(locks []store.Lock) (release func()) {
 		return 1
 	})
 	// Deduplicate: the first entry per stripe is exclusive if any was.
-	wants = slices.CompactFunc(wants, func(a, b want) bool { return a.stripe == b.stripe })
+	return slices.CompactFunc(wants, func(a, b want) bool { return a.stripe == b.stripe })
+}
+
+// Acquire takes the stripes for locks in ascending stripe order (exclusive wins when a stripe
+// is wanted both ways) and returns the release function.
+func (t *Table) Acquire(locks []store.Lock) (release func()) {
+	wants := t.plan(locks)
 	for _, w := range wants {
 		if w.exclusive {
 			t.stripes[w.stripe].Lock()
