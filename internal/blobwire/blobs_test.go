@@ -189,6 +189,7 @@ func TestGetBlobRanges(t *testing.T) {
 		{h{}, 200, "0123456789", "", md5All, ""},
 		{h{"x-ms-range", "bytes=0-9"}, 206, "0123456789", "bytes 0-9/10", "", md5All},
 		{h{"x-ms-range", "bytes=9-9"}, 206, "9", "bytes 9-9/10", "", md5All},
+		{h{"x-ms-range", "bytes=0-0"}, 206, "0", "bytes 0-0/10", "", md5All},
 		{h{"x-ms-range", "bytes=9-"}, 206, "9", "bytes 9-9/10", "", md5All},
 		{h{"x-ms-range", "bytes=2-8"}, 206, "2345678", "bytes 2-8/10", "", md5All},
 		{h{"x-ms-range", "bytes=3-10"}, 206, "3456789", "bytes 3-9/10", "", md5All},
