@@ -215,3 +215,75 @@ func TestMissingTableForgotten(t *testing.T) {
 		t.Fatalf("existing table dropped on an entity's 404")
 	}
 }
+
+// Zero durations take the defaults; durations given are kept.
+func TestOptionsDefaults(t *testing.T) {
+	o := New(Options{}).Options()
+	if o.Heat != DefaultHeat || o.Move != DefaultMove || o.Tick != DefaultTick || o.Servers != DefaultServers ||
+		o.PartitionTarget != DefaultPartitionTarget || o.TrackedKeys != DefaultTrackedKeys {
+		t.Fatalf("defaults %+v", o)
+	}
+	o = New(Options{Heat: 7 * time.Second, Move: 2 * time.Second, Tick: 500 * time.Millisecond}).Options()
+	if o.Heat != 7*time.Second || o.Move != 2*time.Second || o.Tick != 500*time.Millisecond {
+		t.Fatalf("given durations not kept: %+v", o)
+	}
+}
+
+// A range split off to another server is offline for exactly the move period (3 ticks here):
+// refused while moving, served again from the tick the move ends.
+func TestSplitRangeOfflineForMovePeriod(t *testing.T) {
+	o := Options{Emulate: true, PartitionTarget: 1000, ServerCapacity: 400, Servers: 8, Heat: 2 * time.Second, Move: 3 * time.Second}
+	l := New(o)
+	key := func(i int) string { return fmt.Sprintf("bucket%02d", i*7%16) }
+	for tick := 0; len(l.events) == 0; tick++ {
+		if tick == 30 {
+			t.Fatal("no split in 30 ticks")
+		}
+		drive(l, t0.Add(time.Duration(tick)*time.Second), 1, 1000, key)
+	}
+	ev := l.events[0]
+	if ev.Kind != "split" {
+		t.Fatalf("first event %+v, want a split", ev)
+	}
+	for k := int64(0); k <= 4; k++ {
+		s := l.Snapshot(time.Unix(ev.Tick+k, 0), 1)
+		var rv *RangeView
+		for i, r := range s.Tables[0].Ranges {
+			if r.Name == ev.New {
+				rv = &s.Tables[0].Ranges[i]
+			}
+		}
+		if rv == nil || rv.Offline != (k < 3) {
+			t.Fatalf("%d ticks after the split: range %s %+v, want offline for 3 ticks", k, ev.New, rv)
+		}
+	}
+}
+
+// A request a fault refused is not served load; one a fault only delays is.
+func TestFaultRefusalNotServed(t *testing.T) {
+	written := func(spec string) float64 {
+		t.Helper()
+		fs, err := ParseFaults(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := New(Options{})
+		l.SetFaults(fs)
+		for range 9 {
+			op := Op{Service: Table, Account: "a", Container: "t", Key: "k", Kind: KindInsert, Entities: 1}
+			tk := l.Admit(&op, t0)
+			l.Finish(&tk, Result{Status: 204, Now: t0})
+		}
+		s := l.Snapshot(t0.Add(time.Second), 1)
+		return s.Tables[0].Rates.WriteEntities * 9 // 9 complete ticks in the window
+	}
+	if n := written("fault=busy every=1"); n != 0 {
+		t.Errorf("requests refused by a fault counted as %v written entities", n)
+	}
+	if n := written("fault=drop every=1"); n != 0 {
+		t.Errorf("requests dropped by a fault counted as %v written entities", n)
+	}
+	if n := written("fault=latency every=1"); n != 9 {
+		t.Errorf("delayed requests counted as %v written entities, want 9", n)
+	}
+}
