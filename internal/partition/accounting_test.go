@@ -144,6 +144,9 @@ func TestQueryCreditsTwoRanges(t *testing.T) {
 	now := t0.Add(time.Second)
 	q := Op{Service: Table, Account: "a", Container: "t", Key: "b", HiKey: "z", Kind: KindPartitionRange}
 	tk := l.Admit(&q, now)
+	if tk.Ranges != "r0@s0,r1@s2" {
+		t.Errorf("query plan names ranges %q, want r0@s0,r1@s2", tk.Ranges)
+	}
 	for _, pk := range []string{"b", "m", "m", "n"} {
 		tk.NoteKey(pk)
 	}
@@ -152,5 +155,69 @@ func TestQueryCreditsTwoRanges(t *testing.T) {
 		if c := tb.ranges[i].w.tick(l.tickOf(now)); c.readEnts != want {
 			t.Errorf("range %s read %d entities, want %d", tb.ranges[i].name(), c.readEnts, want)
 		}
+	}
+}
+
+// A partition key equal to a range's low key is in that range (low keys are inclusive).
+func TestRangeLowKeyInclusive(t *testing.T) {
+	l := New(Options{Servers: 4})
+	tableWithRanges(t, l, []string{"m", "t"}, []int{1, 2}, []int{2, 3})
+	for key, want := range map[string]string{"l": "r0@s0", "m": "r1@s2", "s": "r1@s2", "t": "r2@s3", "z": "r2@s3"} {
+		q := Op{Service: Table, Account: "a", Container: "t", Key: key, HiKey: key, Kind: KindRowRange}
+		if tk := l.Admit(&q, t0); tk.Ranges != want {
+			t.Errorf("key %q: range %q, want %q", key, tk.Ranges, want)
+		}
+	}
+}
+
+// New tables (and queues and containers) start on the least busy server: on a fresh layer,
+// each on a server of its own. Names are case-insensitive, A to Z included.
+func TestNewTablesSpreadOverServers(t *testing.T) {
+	l := New(Options{Servers: 4})
+	for _, name := range []string{"Az", "az", "zZ", "zz", "b", "c"} {
+		op := Op{Service: Table, Account: "a", Container: name, Key: "k", Kind: KindInsert, Entities: 1}
+		tk := l.Admit(&op, t0)
+		l.Finish(&tk, Result{Status: 201, Now: t0})
+	}
+	s := l.Snapshot(t0, 1)
+	if len(s.Tables) != 4 {
+		t.Fatalf("%d tables, want 4 (Az and az are one, zZ and zz another)", len(s.Tables))
+	}
+	for _, sv := range s.Servers {
+		if sv.Ranges != 1 {
+			t.Fatalf("servers %+v, want one range each", s.Servers)
+		}
+	}
+}
+
+// AccountTargets overrides the account target for one account; zero or less keeps the default.
+func TestAccountTargetOverride(t *testing.T) {
+	l := New(Options{Emulate: true, AccountTarget: 50, AccountTargets: map[string]int{"acct": 70, "zero": 0}})
+	if refused, _ := drive(l, t0, 1, 80, func(i int) string { return fmt.Sprint(i) }); refused[0] != 10 {
+		t.Fatalf("refused %v, want 10 over an account target of 70", refused)
+	}
+	refused := 0
+	for i := range 80 {
+		op := Op{Service: Table, Account: "zero", Container: "t", Key: fmt.Sprint(i), Kind: KindInsert, Entities: 1}
+		if tk := l.Admit(&op, t0); tk.Err != nil {
+			refused++
+		}
+	}
+	if refused != 30 {
+		t.Fatalf("refused %d, want 30 over the default target of 50", refused)
+	}
+}
+
+// A request for a service the layer does not know is counted with the others, not lost.
+func TestUnknownServiceCounted(t *testing.T) {
+	l := New(Options{})
+	for _, svc := range []Service{numServices, 200} {
+		op := Op{Service: svc, Account: "a", Container: "t", Key: "k", Kind: KindInsert, Entities: 1}
+		tk := l.Admit(&op, t0)
+		l.Finish(&tk, Result{Status: 201, Now: t0})
+	}
+	s := l.Snapshot(t0, 1)
+	if s.Accounts[0].Requests != 2 || len(s.Tables) != 1 {
+		t.Fatalf("accounts %+v, tables %+v", s.Accounts, s.Tables)
 	}
 }
