@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -509,4 +510,55 @@ func TestTxnSnapshotsDoNotExhaustThePool(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestOpenDefaults: what Options leaves zero takes the documented default — a pool of
+// max(16, 8 × GOMAXPROCS) connections unless the URL sets pool_max_conns, a 10 s statement
+// timeout on the server, a 5 s connect timeout, the default abandon age — and a reclaim
+// interval that is set runs in the background.
+func TestOpenDefaults(t *testing.T) {
+	url := pgtest.URL(t)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	db := open(t, url)
+	defer db.Close()
+	cfg := db.Pool().Config()
+	if cfg.MaxConns != 32 || cfg.ConnConfig.ConnectTimeout != 5*time.Second {
+		t.Errorf("pool of %d connections, connect timeout %v; want 32 (GOMAXPROCS 4) and 5s", cfg.MaxConns, cfg.ConnConfig.ConnectTimeout)
+	}
+	var st string
+	if err := db.Pool().QueryRow(ctx, "SHOW statement_timeout").Scan(&st); err != nil || st != "10s" {
+		t.Errorf("statement_timeout %q (%v), want 10s", st, err)
+	}
+	small, err := postgres.Open(ctx, postgres.Options{URL: pgtest.WithParam(url, "pool_max_conns", "3"), ReclaimInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer small.Close()
+	if n := small.Pool().Config().MaxConns; n != 3 {
+		t.Errorf("pool_max_conns=3 gave %d connections", n)
+	}
+
+	// An extent being written, untouched for a moment, is left alone by the default age.
+	w, err := db.Extents().NewExtent(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	if _, err := w.Write(pattern(1<<20+1, 3)); err != nil { // one chunk written behind
+		t.Fatal(err)
+	}
+	if n, err := small.ReclaimExtents(ctx); err != nil || n != 0 {
+		t.Fatalf("the default abandon age reclaimed a live extent: %d, %v", n, err)
+	}
+	// A front end that reclaims every 20 ms after 1 ms deletes it in the background.
+	eager, err := postgres.Open(ctx, postgres.Options{URL: url, AbandonAfter: time.Millisecond, ReclaimInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eager.Close()
+	for deadline := time.Now().Add(30 * time.Second); count(t, url, "tablo_extents") != 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the background reclaimer did not delete an abandoned extent in 30 s")
+		}
+	}
 }
