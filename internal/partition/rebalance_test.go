@@ -140,3 +140,36 @@ func TestNewTableOnLeastLoadedServer(t *testing.T) {
 		}
 	}
 }
+
+// The split finder samples a whole tick before it picks a key: with a heat period of one tick,
+// the first look at the hot server finds no key yet, the next one splits.
+func TestFinderSamplesATickBeforeSplitting(t *testing.T) {
+	o := Options{Emulate: true, PartitionTarget: 1000, ServerCapacity: 400, Servers: 8, Heat: time.Second, Move: time.Second}
+	l := New(o)
+	drive(l, t0, 3, 1000, func(i int) string { return fmt.Sprintf("bucket%02d", i*7%16) })
+	var got []string
+	for _, e := range l.events {
+		got = append(got, fmt.Sprintf("%s@%d", e.Kind, e.Tick-t0.Unix()))
+	}
+	if len(got) < 2 || got[0] != "no-split@1" || got[1] != "split@2" {
+		t.Fatalf("events %v, want no-split@1 then split@2", got)
+	}
+}
+
+// The heavy-hitter counts decay by half every 60 ticks (at multiples of 60 since the epoch).
+func TestKeyCountsHalveEvery60Ticks(t *testing.T) {
+	l := New(Options{})
+	count := func(at time.Time) uint64 {
+		t.Helper()
+		s := l.Snapshot(at, 1)
+		return s.Hottest[0].Count
+	}
+	start := time.Unix(60*(t0.Unix()/60+1), 0) // a multiple of 60
+	drive(l, start, 3, 10, func(int) string { return "k" })
+	if n := count(start.Add(59 * time.Second)); n != 30 {
+		t.Fatalf("count %d within the 60 ticks, want 30", n)
+	}
+	if n := count(start.Add(60 * time.Second)); n != 15 {
+		t.Fatalf("count %d after 60 ticks, want 15", n)
+	}
+}
