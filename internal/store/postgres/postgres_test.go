@@ -547,6 +547,11 @@ func TestOpenDefaults(t *testing.T) {
 	if _, err := w.Write(pattern(1<<20+1, 3)); err != nil { // one chunk written behind
 		t.Fatal(err)
 	}
+	for deadline := time.Now().Add(30 * time.Second); count(t, url, "tablo_extent_chunks") == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the chunk written behind never arrived")
+		}
+	}
 	if n, err := small.ReclaimExtents(ctx); err != nil || n != 0 {
 		t.Fatalf("the default abandon age reclaimed a live extent: %d, %v", n, err)
 	}
