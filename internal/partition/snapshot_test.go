@@ -23,23 +23,26 @@ func TestSnapshotRatesAndViews(t *testing.T) {
 			tk := l.Admit(&op, now)
 			l.Finish(&tk, Result{Status: 201, Now: now})
 		}
+		get := Op{Service: Queue, Account: "acct", Container: "q", Key: "k", Kind: KindDequeue}
+		tk := l.Admit(&get, now)
+		l.Finish(&tk, Result{Status: 200, Entities: 1, Now: now})
 	}
 	s := l.Snapshot(t0.Add(9*tick), 5)
 	if s.Window != "4.5s" || len(s.Tables) != 1 || len(s.Accounts) != 1 {
 		t.Fatalf("snapshot %+v", s)
 	}
 	tv := s.Tables[0]
-	if tv.Service != "queue" || tv.Rates.WriteEntities != 20 || tv.Rates.WriteOps != 20 || tv.Rates.Demand != 20 || tv.Rates.ReadOps != 0 {
+	if tv.Service != "queue" || tv.Rates.WriteEntities != 20 || tv.Rates.WriteOps != 20 || tv.Rates.Demand != 22 || tv.Rates.ReadOps != 2 || tv.Rates.ReadEntities != 2 {
 		t.Errorf("table %+v", tv)
 	}
-	if a := s.Accounts[0]; a.RequestsPerSec != 20 || a.Requests != 90 || a.RequestsByService["queue"] != 90 || len(a.RequestsByService) != 1 || a.Tables != 1 {
+	if a := s.Accounts[0]; a.RequestsPerSec != 22 || a.Requests != 99 || a.RequestsByService["queue"] != 99 || len(a.RequestsByService) != 1 || a.Tables != 1 {
 		t.Errorf("account %+v", a)
 	}
 	p := tv.Partitions[0]
-	if p.Key != "k" || p.OfTarget != 0.01 || p.Count != 90 || p.Err != 0 || !p.Exact || p.Hot || p.Service != "queue" {
-		t.Errorf("partition %+v (queue target 2000/s: 20/s is 1%%)", p)
+	if p.Key != "k" || p.OfTarget != 0.011 || p.Count != 99 || p.Err != 0 || !p.Exact || p.Hot || p.Service != "queue" {
+		t.Errorf("partition %+v (queue target 2000/s: 22/s is 1.1%%)", p)
 	}
-	if len(s.Servers) != DefaultServers || s.Servers[0].Ranges != 1 || s.Servers[0].Rates.Entities() != 20 {
+	if len(s.Servers) != DefaultServers || s.Servers[0].Ranges != 1 || s.Servers[0].Rates.Entities() != 22 {
 		t.Errorf("servers %+v", s.Servers[:2])
 	}
 }
