@@ -555,15 +555,34 @@ func TestOpenDefaults(t *testing.T) {
 	if n, err := small.ReclaimExtents(ctx); err != nil || n != 0 {
 		t.Fatalf("the default abandon age reclaimed a live extent: %d, %v", n, err)
 	}
-	// A front end that reclaims every 20 ms after 1 ms deletes it in the background.
+	// A front end that reclaims at start and every 20 ms, after 1 ms, deletes it, and then
+	// one written after its first pass too.
 	eager, err := postgres.Open(ctx, postgres.Options{URL: url, AbandonAfter: time.Millisecond, ReclaimInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer eager.Close()
-	for deadline := time.Now().Add(30 * time.Second); count(t, url, "tablo_extents") != 0; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the background reclaimer did not delete an abandoned extent in 30 s")
+	gone := func(what string) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); count(t, url, "tablo_extents") != 0; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the background reclaimer did not delete %s in 30 s", what)
+			}
 		}
 	}
+	gone("an abandoned extent")
+	w2, err := db.Extents().NewExtent(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Abort()
+	if _, err := w2.Write(pattern(1<<20+1, 4)); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); count(t, url, "tablo_extents") == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the second extent's chunk never arrived")
+		}
+	}
+	gone("an extent abandoned after its first pass")
 }
