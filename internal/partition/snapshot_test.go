@@ -143,3 +143,20 @@ func TestWriteText(t *testing.T) {
 		t.Errorf("an idle layer:\n%s", out)
 	}
 }
+
+// Refusals are a per-second rate too: 2 refused per tick of 500 ms are 4 per second.
+func TestBusyRateScaled(t *testing.T) {
+	const tick = 500 * time.Millisecond
+	l := New(Options{Emulate: true, Tick: tick, AccountTarget: 20}) // 10 requests per tick
+	for i := range 9 {
+		now := t0.Add(time.Duration(i) * tick)
+		for j := range 12 {
+			op := Op{Service: Table, Account: "a", Container: "t", Key: fmt.Sprint(j), Kind: KindInsert, Entities: 1}
+			tk := l.Admit(&op, now)
+			l.Finish(&tk, Result{Status: 201, Now: now})
+		}
+	}
+	if b := l.Snapshot(t0.Add(9*tick), 1).Tables[0].Rates.Busy; b != 4 {
+		t.Fatalf("busy %v per second, want 4", b)
+	}
+}
