@@ -110,6 +110,9 @@ func TestRebalanceCadence(t *testing.T) {
 	if fmt.Sprint(ticks) != "[2 4 6]" {
 		t.Fatalf("no-split events at ticks %v, want [2 4 6]", ticks)
 	}
+	if sv := l.Snapshot(t0.Add(6*time.Second), 1).Servers; !sv[0].Hot || sv[1].Hot {
+		t.Fatalf("servers %+v, want s0 hot and s1 not", sv[:2])
+	}
 	drive(l, t0.Add(7*time.Second), 1, 400, seq) // tick 7 exactly at capacity
 	l.Snapshot(t0.Add(8*time.Second), 1)
 	if len(l.events) != 3 {

@@ -42,7 +42,7 @@ func TestSnapshotRatesAndViews(t *testing.T) {
 	if p.Key != "k" || p.OfTarget != 0.011 || p.Count != 99 || p.Err != 0 || !p.Exact || p.Hot || p.Service != "queue" {
 		t.Errorf("partition %+v (queue target 2000/s: 22/s is 1.1%%)", p)
 	}
-	if len(s.Servers) != DefaultServers || s.Servers[0].Ranges != 1 || s.Servers[0].Rates.Entities() != 22 {
+	if len(s.Servers) != DefaultServers || s.Servers[0].Ranges != 1 || s.Servers[0].Rates.Entities() != 22 || s.Servers[0].Hot {
 		t.Errorf("servers %+v", s.Servers[:2])
 	}
 }
@@ -158,5 +158,29 @@ func TestBusyRateScaled(t *testing.T) {
 	}
 	if b := l.Snapshot(t0.Add(9*tick), 1).Tables[0].Rates.Busy; b != 4 {
 		t.Fatalf("busy %v per second, want 4", b)
+	}
+}
+
+// Latency percentiles: none before any request finished; a minute lands in the last bucket
+// (2^25 µs); p is rounded to the nearest request.
+func TestLatencyPercentiles(t *testing.T) {
+	l := New(Options{})
+	op := Op{Service: Table, Account: "a", Container: "t", Key: "k", Kind: KindInsert, Entities: 1}
+	l.Admit(&op, t0) // never finished
+	if tv := l.Snapshot(t0, 1).Tables[0]; tv.LatencyP50 != "0s" {
+		t.Errorf("p50 %s before any request finished, want 0s", tv.LatencyP50)
+	}
+	for i, d := range []time.Duration{time.Millisecond, 3 * time.Millisecond, 3 * time.Millisecond, time.Minute} {
+		op := Op{Service: Table, Account: "a", Container: "t", Key: fmt.Sprint(i), Kind: KindInsert, Entities: 1}
+		tk := l.Admit(&op, t0)
+		l.Finish(&tk, Result{Status: 201, Now: t0.Add(d)})
+	}
+	// 4 requests: p25 is the first (1 ms: up to 1.024 ms), p50 the second (up to 4.096 ms),
+	// p90 rounds to the fourth (a minute: the last bucket).
+	h := &l.tables[tableKey{Table, "a", "t"}].stats.lat
+	for p, want := range map[float64]time.Duration{0.25: 1024 * time.Microsecond, 0.5: 4096 * time.Microsecond, 0.8: 4096 * time.Microsecond, 0.9: (1 << 25) * time.Microsecond} {
+		if got := percentile(h, p); got != want {
+			t.Errorf("p%.0f = %v, want %v", 100*p, got, want)
+		}
 	}
 }
