@@ -40,10 +40,12 @@ func count(t *testing.T, url, table string) int {
 	return n
 }
 
+// pattern returns n bytes that differ from chunk to chunk (the i>>20 term), so that a read of
+// the wrong 1 MiB chunk never passes for the right one.
 func pattern(n int, seed byte) []byte {
 	b := make([]byte, n)
 	for i := range b {
-		b[i] = byte(i*31+i>>9) ^ seed
+		b[i] = byte(i*31+i>>9+(i>>20)*7) ^ seed
 	}
 	return b
 }
@@ -87,6 +89,18 @@ func TestExtentsAcrossFrontEnds(t *testing.T) {
 		if err != nil || !bytes.Equal(got, data[c.off:end]) {
 			t.Fatalf("read %+v through the other front end: %d bytes, %v", c, len(got), err)
 		}
+	}
+	// A reader closed half way reads no more.
+	r, err := a.Extents().ReadExtent(ctx, id, 0, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(r, make([]byte, 10)); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if n, err := r.Read(make([]byte, 10)); n != 0 || err == nil {
+		t.Fatalf("read after Close: %d, %v", n, err)
 	}
 	w2, err := b.Extents().NewExtent(ctx)
 	if err != nil {

@@ -584,3 +584,23 @@ func TestOpenDefaults(t *testing.T) {
 	}
 	gone("an extent abandoned after its first pass")
 }
+
+// TestHasParam: a parameter set in a URL's query or a DSN is found wherever it stands, and a
+// longer name that ends with it is not that parameter.
+func TestHasParam(t *testing.T) {
+	for url, want := range map[string]bool{
+		"postgres://h/db?pool_max_conns=3":                     true,
+		"postgres://h/db?a=1&pool_max_conns=3":                 true,
+		"host=h pool_max_conns=3":                              true,
+		"pool_max_conns=3 host=h":                              true,
+		"postgres://h/db":                                      false,
+		"postgres://h/db?application_name=my_pool_max_conns":   false,
+		"postgres://h/db?application_name=x&xpool_max_conns=3": false,
+		"host=h application_name=apool_max_conns":              false,
+		"pool_max_conn":                                        false,
+	} {
+		if got := postgres.HasParam(url, "pool_max_conns"); got != want {
+			t.Errorf("%q: %v, want %v", url, got, want)
+		}
+	}
+}
