@@ -14,7 +14,8 @@
 // names. The lock set is still taken, process-locally (package stripelock), so that one
 // process's writers to one partition queue instead of aborting each other.
 //
-// Reads: Get is one statement. Scan and snapshots run in a REPEATABLE READ READ ONLY
+// Reads: Get is one statement, shared with concurrent point reads when the database is
+// busy (coalesce.go). Scan and snapshots run in a REPEATABLE READ READ ONLY
 // transaction (one snapshot) and read in keyset batches (ORDER BY k LIMIT n, growing to
 // maxBatch), streaming each batch's rows to the callback; no result is held whole.
 //
@@ -28,7 +29,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -66,6 +66,10 @@ type Options struct {
 	// ReclaimInterval is how often the engine looks for abandoned extents (default 1
 	// minute; negative: never in the background, tests call ReclaimExtents).
 	ReclaimInterval time.Duration
+	// PointReads is how many point-read statements (Get, GetMany of a few keys) may be in
+	// flight before further point reads gather into one statement (coalesce.go). Default:
+	// max(1, GOMAXPROCS/2). On 2 cores, 1 gave the most gets per CPU-second.
+	PointReads int
 	// CheckNesting logs an Error, with the stack, whenever a goroutine that holds a pooled
 	// connection asks for another (nesting.go). For tests: it costs a stack read per call.
 	CheckNesting bool
@@ -92,6 +96,9 @@ type DB struct {
 	inflight  sync.RWMutex
 	snapshots sync.WaitGroup
 	nest      *nesting // nil unless Options.CheckNesting
+	// reads gathers point reads (coalesce.go); lookup is their statement (lookupPositional).
+	reads  gatherer[readBatch]
+	lookup func(ctx context.Context, keys [][]byte, vals [][]byte, found []bool) error
 }
 
 // The statements, all of them (docs/postgres.md lists them as the compatibility promise).
@@ -164,6 +171,10 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	if o.CheckNesting {
 		d.nest = newNesting(o.Logger)
 	}
+	if o.PointReads <= 0 {
+		o.PointReads = max(1, runtime.GOMAXPROCS(0)/2)
+	}
+	d.reads.limit, d.reads.timeout, d.lookup = o.PointReads, d.timeout, d.lookupPositional
 	d.asyncChunks = probeAsync(ctx, d)
 	if o.ReclaimInterval == 0 {
 		o.ReclaimInterval = reclaimEvery
@@ -291,16 +302,16 @@ func (d *DB) Get(ctx context.Context, key []byte) ([]byte, error) {
 	defer d.inflight.RUnlock()
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
-	var v []byte
 	d.nest.check(d.nest.owner(), "get")
-	err := d.retryRead(ctx, func() error { return d.pool.QueryRow(ctx, stmtGet, nonNil(key)).Scan(&v) })
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, store.ErrNotFound
-	}
-	if err != nil {
+	var v [1][]byte
+	var found [1]bool
+	if err := d.pointRead(ctx, [][]byte{nonNil(key)}, v[:], found[:]); err != nil {
 		return nil, wrap("get", err)
 	}
-	return nonNil(v), nil
+	if !found[0] {
+		return nil, store.ErrNotFound
+	}
+	return v[0], nil
 }
 
 // GetMany implements store.GetMany with one statement, which reads one snapshot. Up to
@@ -325,7 +336,7 @@ func (d *DB) GetMany(ctx context.Context, keys [][]byte, fn func(i int, value []
 	d.nest.check(d.nest.owner(), "get many")
 	var err error
 	if len(keys) <= maxPointLookup {
-		err = d.lookupPositional(ctx, keys, vals, found)
+		err = d.pointRead(ctx, keys, vals, found)
 	} else {
 		err = d.lookupAny(ctx, keys, vals, found)
 	}
@@ -343,10 +354,11 @@ func (d *DB) GetMany(ctx context.Context, keys [][]byte, fn func(i int, value []
 // maxPointLookup is the most keys GetMany reads with one UNION ALL of point lookups.
 const maxPointLookup = 8
 
-// lookupStmts[n] reads n keys ($1..$n), each row (i, v) naming its key by position i.
-var lookupStmts = func() [maxPointLookup + 1]string {
-	var st [maxPointLookup + 1]string
-	for n := 1; n <= maxPointLookup; n++ {
+// lookupStmts[n] reads n keys ($1..$n), each row (i, v) naming its key by position i. Reads
+// gathered from several calls (coalesce.go) use up to maxBatchKeys.
+var lookupStmts = func() [maxBatchKeys + 1]string {
+	var st [maxBatchKeys + 1]string
+	for n := 1; n <= maxBatchKeys; n++ {
 		var b strings.Builder
 		for i := range n {
 			if i > 0 {
@@ -359,7 +371,7 @@ var lookupStmts = func() [maxPointLookup + 1]string {
 	return st
 }()
 
-// lookupPositional is GetMany's read of at most maxPointLookup keys (lookupStmts).
+// lookupPositional reads at most maxBatchKeys keys with one statement (lookupStmts).
 func (d *DB) lookupPositional(ctx context.Context, keys [][]byte, vals [][]byte, found []bool) error {
 	if len(keys) == 0 {
 		return nil
