@@ -139,19 +139,20 @@ func (b *bqScratch) stdValue(dst []byte, i int) []byte {
 // build fills the scratch from req: the canonicalized headers in the service's order
 // (headers[0]) and in code-point order (headers[1]), whether those differ, and the
 // canonicalized query.
+//
+// Names are distinct (repeated headers are joined) and both orders are total, so when the
+// service order is also in code-point order the two are the same; the code-point copy is
+// then not built (headers[1] is used only when differ).
 func (b *bqScratch) build(req RequestInfo) *bqScratch {
 	b.lines = msHeadersInto(req.Header, b)
-	b.cp = append(b.cp[:0], b.lines...)
 	slices.SortFunc(b.lines, func(x, y headerLine) int { return compareServiceOrder(x.name, y.name) })
-	slices.SortFunc(b.cp, func(x, y headerLine) int { return strings.Compare(x.name, y.name) })
-	b.differ = false
-	for i := range b.lines {
-		if b.lines[i].name != b.cp[i].name {
-			b.differ = true
-		}
-	}
+	b.differ = !slices.IsSortedFunc(b.lines, func(x, y headerLine) int { return strings.Compare(x.name, y.name) })
 	b.headers[0] = appendHeaderLines(b.headers[0][:0], b.lines)
-	b.headers[1] = appendHeaderLines(b.headers[1][:0], b.cp)
+	if b.differ {
+		b.cp = append(b.cp[:0], b.lines...)
+		slices.SortFunc(b.cp, func(x, y headerLine) int { return strings.Compare(x.name, y.name) })
+		b.headers[1] = appendHeaderLines(b.headers[1][:0], b.cp)
+	}
 	b.query = appendCanonQuery(b.query[:0], req.RawQuery)
 	return b
 }
@@ -349,7 +350,10 @@ func appendCanonQuery(dst []byte, rawQuery string) []byte {
 	if rawQuery == "" {
 		return dst
 	}
-	vals := map[string][]string{}
+	// Sorted by name, then value: each name's values come out sorted and adjacent. A
+	// request has a handful of parameters, so they stay on the stack.
+	var buf [8]headerLine
+	params := buf[:0]
 	for rest := rawQuery; rest != ""; {
 		var pair string
 		pair, rest, _ = strings.Cut(rest, "&")
@@ -363,21 +367,23 @@ func appendCanonQuery(dst []byte, rawQuery string) []byte {
 		if n, err := url.QueryUnescape(v); err == nil {
 			v = n
 		}
-		k = strings.ToLower(k)
-		vals[k] = append(vals[k], v)
+		params = append(params, headerLine{strings.ToLower(k), v})
 	}
-	names := make([]string, 0, len(vals))
-	for k := range vals {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	for _, k := range names {
-		vs := vals[k]
-		slices.Sort(vs)
-		dst = append(dst, '\n')
-		dst = append(dst, k...)
-		dst = append(dst, ':')
-		dst = append(dst, strings.Join(vs, ",")...)
+	slices.SortFunc(params, func(x, y headerLine) int {
+		if c := strings.Compare(x.name, y.name); c != 0 {
+			return c
+		}
+		return strings.Compare(x.value, y.value)
+	})
+	for i, p := range params {
+		if i > 0 && params[i-1].name == p.name {
+			dst = append(dst, ',')
+		} else {
+			dst = append(dst, '\n')
+			dst = append(dst, p.name...)
+			dst = append(dst, ':')
+		}
+		dst = append(dst, p.value...)
 	}
 	return dst
 }

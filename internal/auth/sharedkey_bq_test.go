@@ -1,7 +1,10 @@
 package auth
 
 import (
+	"maps"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -171,4 +174,49 @@ func TestBlobQueueCanonicalEdges(t *testing.T) {
 	if err := NewVerifier(&acct).VerifySharedKey(req); err != nil {
 		t.Fatalf("verify: %v", err)
 	}
+}
+
+// canonQueryReference is the canonicalized query as the documentation words it: decoded,
+// lower-cased names in order, each with its values sorted and joined with ",".
+func canonQueryReference(rawQuery string) string {
+	vals := map[string][]string{}
+	for _, pair := range strings.Split(rawQuery, "&") {
+		if pair == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		if n, err := url.QueryUnescape(k); err == nil {
+			k = n
+		}
+		if n, err := url.QueryUnescape(v); err == nil {
+			v = n
+		}
+		k = strings.ToLower(k)
+		vals[k] = append(vals[k], v)
+	}
+	names := slices.Sorted(maps.Keys(vals))
+	var b strings.Builder
+	for _, k := range names {
+		slices.Sort(vals[k])
+		b.WriteString("\n" + k + ":" + strings.Join(vals[k], ","))
+	}
+	return b.String()
+}
+
+func TestCanonQuery(t *testing.T) {
+	for _, q := range []string{"", "comp=list", "b=2&a=1&A=0&a=%41&&c", "popreceipt=AbC-_x&numofmessages=1", "x=1&x=1&X=+&y"} {
+		if got, want := string(appendCanonQuery(nil, q)), canonQueryReference(q); got != want {
+			t.Errorf("%q: %q, want %q", q, got, want)
+		}
+	}
+}
+
+func FuzzCanonQuery(f *testing.F) {
+	f.Add("b=2&a=1&A=0&a=%41&&c")
+	f.Add("comp=metadata&restype=container&timeout=30")
+	f.Fuzz(func(t *testing.T, q string) {
+		if got, want := string(appendCanonQuery(nil, q)), canonQueryReference(q); got != want {
+			t.Fatalf("%q: %q, want %q", q, got, want)
+		}
+	})
 }

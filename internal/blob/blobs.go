@@ -37,14 +37,30 @@ func getBlob(get func([]byte) ([]byte, error), cid uint64, name string, snap int
 // deleted under a write) and the blob's lock. fn gets the existing blob (nil: none) and
 // returns the record to store (nil: delete it; the same pointer: store it).
 func (s *Service) update(ctx context.Context, r Ref, fn func(tx store.Txn, c *Container, old *Blob, now int64) (*Blob, error)) (*Blob, error) {
+	return s.updateBlob(ctx, r, false, fn)
+}
+
+// updateBlob is update; with cached, fn promises to modify neither old (which then may come
+// from the cache of decoded records, its slices shared) nor, after it returns, the record it
+// returns, which is then cached with the bytes stored. Put Blob does this: an upload that
+// replaces a blob skips decoding the record it replaces (4-5% of a 1 KiB upload's server
+// CPU when the blob is overwritten), and a read of what it stored skips decoding that.
+func (s *Service) updateBlob(ctx context.Context, r Ref, cached bool, fn func(tx store.Txn, c *Container, old *Blob, now int64) (*Blob, error)) (*Blob, error) {
 	var out *Blob
+	var key, raw []byte
 	locks := []store.Lock{{Name: containerLock(r.Account, r.Container).Name, Shared: true}, blobLock(r.Account, r.Container, r.Name)}
 	err := s.st.Update(ctx, locks, func(tx store.Txn) error {
+		key, raw = nil, nil // a retried Update starts over
 		c, err := s.getContainer(tx.Get, r.Account, r.Container)
 		if err != nil {
 			return err
 		}
-		old, err := getBlob(tx.Get, c.ID, r.Name, r.Snapshot)
+		var old *Blob
+		if cached {
+			old, err = s.cachedBlob(tx.Get, c.ID, r.Name, r.Snapshot)
+		} else {
+			old, err = getBlob(tx.Get, c.ID, r.Name, r.Snapshot)
+		}
 		if err != nil {
 			return err
 		}
@@ -57,15 +73,69 @@ func (s *Service) update(ctx context.Context, r Ref, fn func(tx store.Txn, c *Co
 			return err
 		}
 		out = nb
+		k := keys.Blob(c.ID, r.Name, r.Snapshot)
 		if nb == nil {
-			return tx.Delete(keys.Blob(c.ID, r.Name, r.Snapshot))
+			return tx.Delete(k)
 		}
-		return tx.Set(keys.Blob(c.ID, r.Name, r.Snapshot), nb.encode())
+		v := nb.encode()
+		if cached {
+			key, raw = k, v
+		}
+		return tx.Set(k, v)
 	})
+	if err == nil && raw != nil {
+		s.blobs.put(key, raw, decodedForm(out))
+	}
 	if out != nil {
 		out.Name, out.Snapshot = r.Name, r.Snapshot
 	}
 	return out, err
+}
+
+// cachedBlob is getBlob through the cache of decoded records: the result's slices are shared
+// with it and must not be modified.
+func (s *Service) cachedBlob(get func([]byte) ([]byte, error), cid uint64, name string, snap int64) (*Blob, error) {
+	k := keys.Blob(cid, name, snap)
+	v, err := get(k)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.blobs.get(k, v)
+	if err != nil {
+		return nil, err
+	}
+	b.Name, b.Snapshot = name, snap
+	return b, nil
+}
+
+// decodedForm is a copy of b as decodeBlob returns it from b.encode(): no name or snapshot
+// (not stored), and nil for every empty slice (JSON omits them, and decodeBlob keeps no
+// empty inline bytes).
+func decodedForm(b *Blob) *Blob {
+	cp := *b
+	cp.Name, cp.Snapshot = "", 0
+	if len(cp.Meta) == 0 {
+		cp.Meta = nil
+	}
+	if len(cp.Tags) == 0 {
+		cp.Tags = nil
+	}
+	if len(cp.Blocks) == 0 {
+		cp.Blocks = nil
+	}
+	if len(cp.Pages) == 0 {
+		cp.Pages = nil
+	}
+	if len(cp.Props.ContentMD5) == 0 {
+		cp.Props.ContentMD5 = nil
+	}
+	if len(cp.inline) == 0 {
+		cp.inline = nil
+	}
+	return &cp
 }
 
 // PutRequest is Put Blob (and, with Blocks, the commit of Put Block List).
@@ -126,7 +196,8 @@ func (s *Service) Put(ctx context.Context, r Ref, p PutRequest) (*Blob, error) {
 	}
 	defer s.release(w)
 	garbage := false // a sweep is asked for only when the write freed something
-	nb, err := s.update(ctx, r, func(tx store.Txn, c *Container, old *Blob, now int64) (*Blob, error) {
+	// Cached: this function modifies neither old nor, once returned, nb (updateBlob).
+	nb, err := s.updateBlob(ctx, r, true, func(tx store.Txn, c *Container, old *Blob, now int64) (*Blob, error) {
 		if err := s.checkWrite(old, p.Cond, now, true); err != nil {
 			return nil, err
 		}

@@ -53,6 +53,22 @@ func (rc *recordCache[T]) get(key, raw []byte) (*T, error) {
 	return &cp, nil
 }
 
+// put remembers v as the decoding of raw, the bytes just stored at key, so that the next read
+// of an unchanged record skips its decode. v must be exactly what decode(raw) returns (the
+// caller normalizes what JSON does not keep, such as an empty slice against nil), and the
+// caller must not modify v's slices or maps afterwards.
+func (rc *recordCache[T]) put(key, raw []byte, v *T) {
+	if len(raw) > rc.maxRecord {
+		return
+	}
+	rc.mu.Lock()
+	if rc.m == nil || len(rc.m) >= rc.maxEntries {
+		rc.m = make(map[string]cached[T])
+	}
+	rc.m[string(key)] = cached[T]{raw: bytes.Clone(raw), v: *v}
+	rc.mu.Unlock()
+}
+
 // Bounds of the Service's caches: containers of at most 2 KiB (metadata and ACLs can make a
 // record longer; those few are decoded each time), and blob records of at most 4 KiB (a
 // blob of a few kilobytes kept inline, or up to about a hundred blocks), 512 of each.

@@ -1,8 +1,13 @@
 package blob
 
 import (
+	"bytes"
 	"context"
+	"reflect"
+	"strconv"
 	"testing"
+
+	"github.com/tablo/tablo/internal/keys"
 )
 
 // TestContainerCacheNeverStale: the decoded-container cache answers only for the exact bytes
@@ -136,5 +141,48 @@ func TestPutAsksForSweepOnlyForGarbage(t *testing.T) {
 	put(1024)
 	if !poked() {
 		t.Fatal("a Put Blob that dropped a staged block did not ask for a sweep")
+	}
+}
+
+// TestPutCachesDecodedForm: Put Blob caches the record it stores without decoding it, so the
+// cached value must be exactly what decoding the stored bytes gives, or a later read would
+// answer from a record that differs from the store's (an empty slice where the decode has
+// nil, a name the record does not hold).
+func TestPutCachesDecodedForm(t *testing.T) {
+	ctx := context.Background()
+	s, st := openService(t, "", nil)
+	if _, err := s.CreateContainer(ctx, "acct", "cc1", "", nil); err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.GetContainer(ctx, "acct", "cc1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range []PutRequest{
+		{Type: BlockBlob, Meta: Meta{}, Tags: Tags{}, Props: Props{ContentMD5: []byte{}}, SetMD5: true, Body: body(nil)},
+		{Type: BlockBlob, Meta: Meta{{"k", "v"}}, Tags: Tags{{"t", "1"}}, Body: body([]byte("small"))},
+		{Type: BlockBlob, Body: body(bytes.Repeat([]byte("x"), inlineMax+1))},
+		{Type: PageBlob, PageSize: 1024, Body: body(nil)},
+	} {
+		r := Ref{Account: "acct", Container: "cc1", Name: "b" + strconv.Itoa(i)}
+		if _, err := s.Put(ctx, r, p); err != nil {
+			t.Fatal(err)
+		}
+		k := keys.Blob(c.ID, r.Name, 0)
+		raw, err := st.Get(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := decodeBlob(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, ok := s.blobs.m[string(k)]
+		if !ok || !bytes.Equal(e.raw, raw) {
+			t.Fatalf("put %d: record not cached with the bytes stored", i)
+		}
+		if !reflect.DeepEqual(&e.v, want) {
+			t.Errorf("put %d: cached %+v, decoded %+v", i, e.v, *want)
+		}
 	}
 }

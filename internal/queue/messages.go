@@ -492,7 +492,7 @@ func (s *Service) lookupEntry(ctx context.Context, account, name string) (*qentr
 	if err := s.upgradeQueue(ctx, q.id); err != nil {
 		return nil, err
 	}
-	return &qentry{id: q.id}, nil
+	return newQEntry(q.id), nil
 }
 
 // findMessage reads the message id names in queue q at the deadline its receipt names,

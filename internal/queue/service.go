@@ -67,7 +67,12 @@ type Service struct {
 type qentry struct {
 	id   uint64
 	dead atomic.Bool
+	// locks is the queue's lock set for Update (read only), made once: message operations
+	// would otherwise format the lock name and allocate the slice on every request.
+	locks []store.Lock
 }
+
+func newQEntry(id uint64) *qentry { return &qentry{id: id, locks: []store.Lock{queueLock(id)}} }
 
 // qstate is what the service remembers about a queue between requests.
 type qstate struct {
@@ -287,7 +292,7 @@ func (s *Service) resolve(ctx context.Context, account, name string) (*qentry, e
 	if err := s.upgradeQueue(ctx, q.id); err != nil {
 		return nil, err
 	}
-	v, _ := s.catalog.LoadOrStore(key, &qentry{id: q.id})
+	v, _ := s.catalog.LoadOrStore(key, newQEntry(q.id))
 	return v.(*qentry), nil
 }
 
@@ -306,7 +311,7 @@ func (s *Service) withQueue(ctx context.Context, account, name string, fn func(t
 			return errQueueNotFound
 		}
 		moved := false
-		err = s.st.Update(ctx, []store.Lock{queueLock(e.id)}, func(tx store.Txn) error {
+		err = s.st.Update(ctx, e.locks, func(tx store.Txn) error {
 			if e.dead.Load() {
 				moved = true
 				return errQueueNotFound

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -49,13 +50,15 @@ type Options struct {
 type Server struct {
 	svc *queue.Service
 	p   *edge.Pipeline
-	// bufs recycles the buffers of message replies.
-	bufs edge.BufferPool
+	// bufs recycles the buffers of message replies; calls the per-request state (a call is
+	// several hundred bytes, on every request).
+	bufs  edge.BufferPool
+	calls sync.Pool
 }
 
 // New returns a Server.
 func New(o Options) *Server {
-	return &Server{svc: o.Service, bufs: edge.BufferPool{Size: 1024}, p: edge.New(edge.Options{
+	return &Server{svc: o.Service, bufs: edge.BufferPool{Size: 1024}, calls: sync.Pool{New: func() any { return new(call) }}, p: edge.New(edge.Options{
 		Service: auth.ServiceQueue, Accounts: o.Accounts, Logger: o.Logger, Now: o.Now,
 		Settings: o.Service, MinVersion: "2009-09-19", TooOldVersion: azerr.InvalidHeaderValue,
 		RequestDateWindow: o.RequestDateWindow, Metrics: o.Metrics, OAuth: o.OAuth, Partitions: o.Partitions,
@@ -153,7 +156,7 @@ const (
 
 // Handle serves one request; it is the fasthttp.RequestHandler of the Queue endpoint.
 func (s *Server) Handle(fc *fasthttp.RequestCtx) {
-	c := &call{}
+	c := s.calls.Get().(*call)
 	s.p.Begin(&c.Call, fc)
 	// Metadata names keep their case on the wire (x-ms-meta-Purpose).
 	fc.Response.Header.DisableNormalizing()
@@ -161,6 +164,10 @@ func (s *Server) Handle(fc *fasthttp.RequestCtx) {
 		s.p.Recover(&c.Call, recover(), debug.Stack)
 		s.p.FinishPartition(&c.Call, func(err error) { s.p.WriteError(&c.Call, err) })
 		s.p.LogRequest(&c.Call, c.resourceName)
+		// Nothing keeps c once the reply is written (fasthttp copies the body; the log
+		// line and metrics copy what they keep).
+		*c = call{}
+		s.calls.Put(c)
 	}()
 	if err := s.serve(c); err != nil {
 		s.p.WriteError(&c.Call, err)
@@ -227,17 +234,24 @@ func parsePath(c *call) error {
 		c.kind = resService
 		return nil
 	}
-	parts := strings.Split(p, "/")
-	if len(parts) > 1 && parts[len(parts)-1] == "" {
-		parts = parts[:len(parts)-1] // a trailing slash
+	// Up to three segments (queue, "messages", id) after dropping one trailing slash, cut
+	// without allocating a slice of them.
+	p = strings.TrimSuffix(p, "/")
+	var parts [3]string
+	n := 0
+	for rest, more := p, true; more; n++ {
+		if n == len(parts) {
+			return azerr.New(azerr.InvalidURI)
+		}
+		parts[n], rest, more = strings.Cut(rest, "/")
 	}
 	c.queue = parts[0]
 	switch {
-	case len(parts) == 1:
+	case n == 1:
 		c.kind = resQueue
-	case len(parts) == 2 && parts[1] == "messages":
+	case n == 2 && parts[1] == "messages":
 		c.kind = resMessages
-	case len(parts) == 3 && parts[1] == "messages" && parts[2] != "":
+	case n == 3 && parts[1] == "messages" && parts[2] != "":
 		c.kind, c.message = resMessage, parts[2]
 	default:
 		return azerr.New(azerr.InvalidURI)

@@ -149,9 +149,19 @@ func (d *DB) Extents() store.Extents { return d.extents }
 // directory sync for all of them.
 const poolBatch = 32
 
-// writeback is how often a writer asks the kernel to start writing its file out
-// (sync_file_range), so that Commit's sync finds little left to write.
-const writeback = 8 << 20
+// A writer asks the kernel every writeback bytes to start writing its file out, waiting for
+// the range it asked for before (SyncTo: sync_file_range with WAIT_BEFORE), so that Commit's
+// sync finds little left and one upload's dirty pages stay bounded. Over its first
+// writeback bytes a writer on disk also starts the writeback of each kickEvery bytes as soon
+// as it has written them, without waiting (startWriteback), so that the disk writes a small
+// extent while the rest of it arrives and is hashed: a 1 MiB upload used to hand the disk
+// all its bytes only in the final sync, after the last one arrived and was hashed (side by
+// side, its median time fell by a fifth to a half). Only the first writeback bytes: kicked
+// in 256 KiB pieces all the way, 256 MiB uploads were slower in four runs of five.
+const (
+	kickEvery = 256 << 10
+	writeback = 8 << 20
+)
 
 // NewExtent hands out a pre-created empty file. Files are created poolBatch at a time
 // under their final names and made durable by one directory sync, so that committing an
@@ -231,7 +241,8 @@ type extentWriter struct {
 	f        vfs.File
 	done     bool
 	written  int64
-	synced   int64  // bytes whose writeback has been started
+	synced   int64  // bytes whose writeback has been started and waited for (SyncTo)
+	kicked   int64  // bytes whose writeback has been started (startWriteback)
 	noRanges bool   // the file system syncs fully on SyncTo: do not call it again
 	scratch  []byte // the copy handed to a file system that may modify it (not onDisk)
 }
@@ -244,16 +255,20 @@ func (w *extentWriter) Write(p []byte) (n int, err error) {
 		n, err = w.f.Write(w.scratch)
 	}
 	w.written += int64(n)
-	if err == nil && !w.noRanges && w.written-w.synced >= writeback {
-		// Start writing out what is written so far (and wait for the previous range), so
-		// the disk works while the rest arrives. Durability still comes from Commit.
+	if err != nil || w.noRanges {
+		return n, err
+	}
+	if w.written-w.synced >= writeback {
 		full, serr := w.f.SyncTo(w.written)
 		if serr != nil {
 			return n, serr
 		}
 		w.synced, w.noRanges = w.written, full
+	} else if w.e.onDisk && w.synced == 0 && w.written-w.kicked >= kickEvery {
+		startWriteback(w.f, w.kicked, w.written-w.kicked)
+		w.kicked = w.written
 	}
-	return n, err
+	return n, nil
 }
 
 func (w *extentWriter) ID() uint64 { return w.id }

@@ -428,7 +428,89 @@ func (t *txn) reader() (pebble.Reader, error) {
 
 // Snapshot implements store.Txn. The Update has entered the DB, so Close cannot start
 // closing Pebble before the snapshot is registered.
-func (t *txn) Snapshot() (store.Snapshot, error) { return t.d.newSnapshot(), nil }
+// Snapshot implements store.Txn with one Pebble iterator rather than a Pebble snapshot: an
+// iterator reads the data as of its creation, and a Txn's snapshot lives only as long as
+// its Update. A Pebble snapshot's Close, when it is the oldest one, checks whether a
+// compaction may now run; on the 1 KiB Put Blob path (which looks for staged blocks to drop)
+// creating and closing one was 3% of the server's CPU, and the scan itself as much again.
+func (t *txn) Snapshot() (store.Snapshot, error) {
+	it, err := t.d.db.NewIter(nil)
+	if err != nil {
+		return nil, fmt.Errorf("pebble: snapshot: %w", err)
+	}
+	t.d.snapshots.Add(1)
+	return &iterSnapshot{d: t.d, it: it}, nil
+}
+
+// iterSnapshot is a store.Snapshot on one Pebble iterator, rebounded for each Scan.
+type iterSnapshot struct {
+	d      *DB
+	it     *pebble.Iterator
+	lo, hi []byte // the iterator's bounds (nil: none)
+	closed bool
+}
+
+// bound sets the iterator's bounds unless they are already lo and hi (so that ascending
+// lookups keep walking forward).
+func (s *iterSnapshot) bound(lo, hi []byte) {
+	if bytes.Equal(lo, s.lo) && bytes.Equal(hi, s.hi) && (lo == nil) == (s.lo == nil) && (hi == nil) == (s.hi == nil) {
+		return
+	}
+	// Pebble keeps the bounds' memory: copies, so that the caller may reuse its own.
+	s.lo, s.hi = bytes.Clone(lo), bytes.Clone(hi)
+	s.it.SetBounds(s.lo, s.hi)
+}
+
+func (s *iterSnapshot) Scan(ctx context.Context, start, end []byte, fn func(key, value []byte) (bool, error)) error {
+	if s.closed {
+		return store.ErrClosed
+	}
+	s.bound(start, end)
+	for ok := s.it.First(); ok; ok = s.it.Next() {
+		v, err := s.it.ValueAndErr()
+		if err != nil {
+			return fmt.Errorf("pebble: scan value: %w", err)
+		}
+		if more, err := fn(s.it.Key(), v); err != nil || !more {
+			return err
+		}
+	}
+	if err := s.it.Error(); err != nil {
+		return fmt.Errorf("pebble: scan: %w", err)
+	}
+	return nil
+}
+
+func (s *iterSnapshot) Lookup(key []byte) ([]byte, error) {
+	if s.closed {
+		return nil, store.ErrClosed
+	}
+	s.bound(nil, nil)
+	if !s.it.SeekGE(key) || !bytes.Equal(s.it.Key(), key) {
+		if err := s.it.Error(); err != nil {
+			return nil, fmt.Errorf("pebble: lookup: %w", err)
+		}
+		return nil, store.ErrNotFound
+	}
+	v, err := s.it.ValueAndErr()
+	if err != nil {
+		return nil, fmt.Errorf("pebble: lookup value: %w", err)
+	}
+	return v, nil
+}
+
+func (s *iterSnapshot) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	err := s.it.Close()
+	s.d.snapshots.Done()
+	if err != nil {
+		return fmt.Errorf("pebble: close snapshot: %w", err)
+	}
+	return nil
+}
 
 func (t *txn) Get(key []byte) ([]byte, error) {
 	r, err := t.reader()
