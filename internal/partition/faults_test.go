@@ -151,3 +151,106 @@ func TestFaultContainerPrefix(t *testing.T) {
 		}
 	}
 }
+
+// A refused spec names the rule at fault, counting from one, so that the user of --faults or
+// PUT /faults can find it in a long spec.
+func TestParseFaultsErrorNamesRule(t *testing.T) {
+	for spec, want := range map[string]string{
+		"seed=1; fault=busy p=1; fault=busy p=1 colour":          "rule 3: \"colour\" is not name=value",
+		"fault=busy p=1; fault=busy p=1 when=later":              "rule 2: when",
+		"fault=busy p=1; fault=busy p=1; p=1":                    "rule 3: fault= is missing",
+		"fault=busy p=1; fault=busy":                             "rule 2: p= or every= is missing",
+		"fault=busy p=1; fault=busy p=1; fault=busy p=1 every=2": "rule 3: p= and every= exclude each other",
+	} {
+		_, err := ParseFaults(spec)
+		if err == nil || !strings.Contains(err.Error(), "faults: "+want) {
+			t.Errorf("%q: error %v, want one with %q", spec, err, want)
+		}
+	}
+}
+
+// fault=latency without latency= waits 100 ms; latency= takes 0 to 1m, and only latency
+// faults wait.
+func TestFaultLatency(t *testing.T) {
+	delay := func(spec string) time.Duration {
+		t.Helper()
+		fs, err := ParseFaults(spec)
+		if err != nil {
+			t.Fatalf("%q: %v", spec, err)
+		}
+		l := New(Options{})
+		l.SetFaults(fs)
+		op := Op{Service: Table, Account: "a", Container: "t", Key: "k", Kind: KindInsert, Entities: 1}
+		tk := l.Admit(&op, t0)
+		if tk.Err != nil || tk.Drop {
+			t.Fatalf("%q: ticket %+v", spec, tk)
+		}
+		return tk.Delay
+	}
+	if d := delay("fault=latency every=1"); d != 100*time.Millisecond {
+		t.Errorf("default latency %v, want 100ms", d)
+	}
+	if d := delay("fault=latency latency=1m every=1"); d != time.Minute {
+		t.Errorf("latency=1m: %v", d)
+	}
+	if d := delay("fault=latency latency=7ms every=1"); d != 7*time.Millisecond {
+		t.Errorf("latency=7ms: %v", d)
+	}
+	if d := delay("fault=drop latency=7ms every=1 when=after"); d != 0 {
+		t.Errorf("an after-fault delayed the request by %v", d)
+	}
+	fs, err := ParseFaults("fault=busy every=1")
+	if err != nil || fs.rules[0].latency != 0 {
+		t.Fatalf("a busy fault carries latency %v (%v)", fs.rules[0].latency, err)
+	}
+	for _, ok := range []string{"0s", "1m", "59.999s"} {
+		if _, err := ParseFaults("fault=latency every=1 latency=" + ok); err != nil {
+			t.Errorf("latency=%s refused: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"-1ns", "1m0.000000001s", "soon"} {
+		if _, err := ParseFaults("fault=latency every=1 latency=" + bad); err == nil {
+			t.Errorf("latency=%s accepted", bad)
+		}
+	}
+}
+
+// p= is a probability in (0, 1]: p=1 fires on every request, p=0 is refused even beside
+// every= (which would otherwise make the rule valid).
+func TestFaultProbabilityEdges(t *testing.T) {
+	if got := faultSequence(t, "fault=busy p=1"); got != strings.Repeat("S", 200) {
+		t.Fatalf("p=1: %s", got)
+	}
+	for _, bad := range []string{"fault=busy every=2 p=0", "fault=busy p=1.0000001", "fault=busy p=-0.5"} {
+		if _, err := ParseFaults(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// service= and op= with a kind name restrict a rule to that service and that kind.
+func TestFaultServiceAndKind(t *testing.T) {
+	fs, err := ParseFaults("fault=busy every=1 service=queue; fault=timeout every=1 op=point-read; fault=internal every=1 service=blob op=insert")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		svc  Service
+		kind Kind
+		want int
+	}{
+		{Queue, KindInsert, 0}, {Queue, KindPointRead, 0}, {Table, KindPointRead, 1}, {Blob, KindPointRead, 1},
+		{Blob, KindInsert, 2}, {Table, KindInsert, -1}, {Blob, KindDelete, -1}, {Table, KindPartition, -1},
+	} {
+		got := -1
+		for i, r := range fs.rules {
+			if r.matches(&Op{Service: c.svc, Container: "c", Key: "k", Kind: c.kind}) {
+				got = i
+				break
+			}
+		}
+		if got != c.want {
+			t.Errorf("%v %v matched rule %d, want %d", c.svc, c.kind, got, c.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package partition
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -213,5 +214,158 @@ func TestMissingTableForgotten(t *testing.T) {
 	l.Finish(&tk, Result{Status: 404, Now: t0}) // a missing entity in an existing table
 	if len(l.tables) != 1 {
 		t.Fatalf("existing table dropped on an entity's 404")
+	}
+}
+
+// Zero durations take the defaults; durations given are kept.
+func TestOptionsDefaults(t *testing.T) {
+	o := New(Options{}).Options()
+	if o.Heat != DefaultHeat || o.Move != DefaultMove || o.Tick != DefaultTick || o.Servers != DefaultServers ||
+		o.PartitionTarget != DefaultPartitionTarget || o.TrackedKeys != DefaultTrackedKeys {
+		t.Fatalf("defaults %+v", o)
+	}
+	o = New(Options{Heat: 7 * time.Second, Move: 2 * time.Second, Tick: 500 * time.Millisecond}).Options()
+	if o.Heat != 7*time.Second || o.Move != 2*time.Second || o.Tick != 500*time.Millisecond {
+		t.Fatalf("given durations not kept: %+v", o)
+	}
+}
+
+// A range split off to another server is offline for exactly the move period (3 ticks here):
+// refused while moving, served again from the tick the move ends.
+func TestSplitRangeOfflineForMovePeriod(t *testing.T) {
+	o := Options{Emulate: true, PartitionTarget: 1000, ServerCapacity: 400, Servers: 8, Heat: 2 * time.Second, Move: 3 * time.Second}
+	l := New(o)
+	key := func(i int) string { return fmt.Sprintf("bucket%02d", i*7%16) }
+	for tick := 0; len(l.events) == 0; tick++ {
+		if tick == 30 {
+			t.Fatal("no split in 30 ticks")
+		}
+		drive(l, t0.Add(time.Duration(tick)*time.Second), 1, 1000, key)
+	}
+	ev := l.events[0]
+	if ev.Kind != "split" {
+		t.Fatalf("first event %+v, want a split", ev)
+	}
+	for k := int64(0); k <= 4; k++ {
+		s := l.Snapshot(time.Unix(ev.Tick+k, 0), 1)
+		var rv *RangeView
+		for i, r := range s.Tables[0].Ranges {
+			if r.Name == ev.New {
+				rv = &s.Tables[0].Ranges[i]
+			}
+		}
+		if rv == nil || rv.Offline != (k < 3) {
+			t.Fatalf("%d ticks after the split: range %s %+v, want offline for 3 ticks", k, ev.New, rv)
+		}
+		read := Op{Service: Table, Account: "acct", Container: "T", Key: ev.Key, Kind: KindPointRead}
+		if tk := l.Admit(&read, time.Unix(ev.Tick+k, 0)); (tk.Err != nil) != (k < 3) {
+			t.Fatalf("%d ticks after the split: a read of %q answered %v, want a refusal only while moving", k, ev.Key, tk.Err)
+		}
+	}
+}
+
+// A request a fault refused is not served load; one a fault only delays is.
+func TestFaultRefusalNotServed(t *testing.T) {
+	written := func(spec string) float64 {
+		t.Helper()
+		fs, err := ParseFaults(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := New(Options{})
+		l.SetFaults(fs)
+		for range 9 {
+			op := Op{Service: Table, Account: "a", Container: "t", Key: "k", Kind: KindInsert, Entities: 1}
+			tk := l.Admit(&op, t0)
+			l.Finish(&tk, Result{Status: 204, Now: t0})
+		}
+		s := l.Snapshot(t0.Add(time.Second), 1)
+		return s.Tables[0].Rates.WriteEntities * 9 // 9 complete ticks in the window
+	}
+	if n := written("fault=busy every=1"); n != 0 {
+		t.Errorf("requests refused by a fault counted as %v written entities", n)
+	}
+	if n := written("fault=drop every=1"); n != 0 {
+		t.Errorf("requests dropped by a fault counted as %v written entities", n)
+	}
+	if n := written("fault=latency every=1"); n != 9 {
+		t.Errorf("delayed requests counted as %v written entities, want 9", n)
+	}
+}
+
+// tableWithRanges returns the layer's table "t" of account "a" cut into ranges at los (each
+// on server servers[i]) with ids ids[i]; the first range keeps id 0.
+func tableWithRanges(t *testing.T, l *Layer, los []string, ids, servers []int) *tableState {
+	t.Helper()
+	op := Op{Service: Table, Account: "a", Container: "t", Key: "a", Kind: KindInsert, Entities: 1}
+	tk := l.Admit(&op, t0)
+	l.Finish(&tk, Result{Status: 201, Now: t0})
+	tb := l.tables[tableKey{Table, "a", "t"}]
+	for i, lo := range los {
+		tb.ranges = append(tb.ranges, &rangeState{id: ids[i], lo: lo, server: servers[i]})
+		l.servers[servers[i]].ranges++
+	}
+	return tb
+}
+
+// A snapshot counts each table's requests by kind (with their shares) and by how many range
+// partitions they touched, five or more in the last bucket.
+func TestSnapshotKindsAndRangesTouched(t *testing.T) {
+	l := New(Options{})
+	// Six ranges: [.., b), [b, c), ... [f, ..).
+	tableWithRanges(t, l, []string{"b", "c", "d", "e", "f"}, []int{1, 2, 3, 4, 5}, []int{1, 2, 3, 4, 5})
+	now := t0.Add(time.Second)
+	for _, q := range []Op{
+		{Kind: KindPointRead, Key: "a"},
+		{Kind: KindPartitionRange, Key: "a", HiKey: "b"},
+		{Kind: KindPartitionRange, Key: "b", HiKey: "dd"},
+		{Kind: KindPartitionRange, Key: "a", HiKey: "d"},
+		{Kind: KindTableScan, Open: true},
+		{Kind: KindUnion, Key: "b", HiKey: "z"},
+	} {
+		q.Service, q.Account, q.Container = Table, "a", "t"
+		tk := l.Admit(&q, now)
+		l.Finish(&tk, Result{Status: 200, Now: now})
+	}
+	tv := l.Snapshot(now, 1).Tables[0]
+	if tv.RangesHist != [5]uint64{0, 2, 1, 1, 3} {
+		t.Errorf("requests by ranges touched %v, want [0 2 1 1 3]", tv.RangesHist)
+	}
+	want := map[string]uint64{"insert": 1, "point-read": 1, "partition-range": 3, "table-scan": 1, "union": 1}
+	if fmt.Sprint(tv.Kinds) != fmt.Sprint(want) {
+		t.Errorf("requests by kind %v, want %v", tv.Kinds, want)
+	}
+	if s := tv.KindShares["partition-range"]; s != 3.0/7 {
+		t.Errorf("partition-range share %v, want 3/7", s)
+	}
+}
+
+// A query's plan names the range partitions it touched until the list reaches 200 bytes.
+func TestQueryRangeNamesBounded(t *testing.T) {
+	l := New(Options{})
+	var los []string
+	var ids, servers []int
+	add := func(id, server int) {
+		los = append(los, fmt.Sprintf("k%03d", len(los)+1))
+		ids, servers = append(ids, id), append(servers, server)
+	}
+	add(1, 1) // "r1@s1"
+	for id := 10; id <= 12; id++ {
+		add(id, 1) // "r1x@s1"
+	}
+	for id := 13; id <= 34; id++ {
+		add(id, 10) // "rxx@s10"
+	}
+	tb := tableWithRanges(t, l, los, ids, servers)
+	tb.ranges[0].server = 0 // "r0@s0"
+	var names []string
+	for _, r := range tb.ranges {
+		names = append(names, r.name())
+	}
+	q := Op{Service: Table, Account: "a", Container: "t", Kind: KindTableScan, Open: true}
+	tk := l.Admit(&q, t0)
+	// The first 26 names take exactly 200 bytes: 5 + 6 + 3×7 + 21×8.
+	if want := strings.Join(names[:26], ","); tk.Ranges != want || len(want) != 200 || tk.RangeCount != 27 {
+		t.Fatalf("ranges %q (%d of them), want %q", tk.Ranges, tk.RangeCount, want)
 	}
 }

@@ -58,3 +58,34 @@ func TestSketchExactWhileRoom(t *testing.T) {
 		t.Fatalf("b: %+v", e)
 	}
 }
+
+// With weights, the heap keeps the smallest count at its root after every update (a new key
+// lighter than its parent moves up, a key that grows moves down), so a full sketch always
+// gives up a key of the smallest count.
+func TestSketchWeightedHeap(t *testing.T) {
+	s := newSketch(16)
+	rnd := rand.New(rand.NewPCG(9, 10))
+	for i := range 2000 {
+		key := "k" + strconv.Itoa(rnd.IntN(50))
+		var smallest uint64
+		if len(s.heap) == s.k && s.get(key) == nil {
+			smallest = s.heap[0].count
+			for _, e := range s.heap {
+				smallest = min(smallest, e.count)
+			}
+		}
+		w := uint64(1 + rnd.IntN(100))
+		e := s.add(key, w)
+		if smallest > 0 && (e.err != smallest || e.count != smallest+w) {
+			t.Fatalf("add %d: %s took a slot of count %d (err %d), want the smallest, %d", i, key, e.count-w, e.err, smallest)
+		}
+		for j, e := range s.heap {
+			if e.pos != j {
+				t.Fatalf("add %d: heap position %d recorded as %d", i, j, e.pos)
+			}
+			if j > 0 && s.heap[(j-1)/2].count > e.count {
+				t.Fatalf("add %d: heap order broken at %d", i, j)
+			}
+		}
+	}
+}

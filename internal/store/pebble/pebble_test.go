@@ -350,3 +350,60 @@ func TestLookupRefusesUnorderedKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupAbsentUsesLastLevelFilter checks that a single key expected absent (an insert) is
+// answered by the Bloom filter of the last level, which a Get skips: with every table in L6,
+// the probe of a missing key consults that filter, and a Get of it does not.
+func TestLookupAbsentUsesLastLevelFilter(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Update(ctx, nil, func(tx store.Txn) error {
+		for i := range 100 {
+			if err := tx.Set([]byte(fmt.Sprintf("k/%03d", i)), []byte("v")); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.db.Compact(ctx, []byte("k/"), []byte("k0"), true); err != nil {
+		t.Fatal(err)
+	}
+	if m := db.db.Metrics(); m.Levels[6].TablesCount == 0 || m.Levels[0].TablesCount != 0 {
+		t.Fatalf("want every table in L6 after the compaction:\n%s", m)
+	}
+	// Consultations of a filter (hits and false positives alike) tell that it was read.
+	consulted := func(expect store.Expect) int64 {
+		t.Helper()
+		m := db.db.Metrics().Filter
+		before := m.Hits + m.Misses
+		err := db.Update(ctx, nil, func(tx store.Txn) error {
+			return tx.Lookup([][]byte{[]byte("k/050x")}, expect, func(_ int, _ []byte, found bool) error {
+				if found {
+					return fmt.Errorf("missing key found")
+				}
+				return nil
+			})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m = db.db.Metrics().Filter
+		return m.Hits + m.Misses - before
+	}
+	if n := consulted(store.ExpectPresent); n != 0 {
+		t.Errorf("a Get of a missing key consulted %d filters, want 0 (Get skips L6's filter)", n)
+	}
+	if n := consulted(store.ExpectAbsent); n != 1 {
+		t.Errorf("a missing key expected absent consulted %d filters, want L6's", n)
+	}
+}

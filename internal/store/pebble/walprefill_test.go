@@ -86,3 +86,40 @@ func TestPrefillLeavesWriteOffset(t *testing.T) {
 		t.Fatalf("prefilled file: %d bytes, starts %q", len(data), data[:4])
 	}
 }
+
+// Only WALs directly in the DB's directory are prefilled: a snapshot's copy of a WAL (in a
+// subdirectory) and other files are not; without a directory, every WAL is.
+func TestWALPrefillOnlyInDir(t *testing.T) {
+	sizeOf := func(fs vfs.FS, name string) int64 {
+		t.Helper()
+		if err := fs.MkdirAll(fs.PathDir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f, err := fs.Create(name, vfs.WriteCategoryUnspecified)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Size()
+	}
+	const size = 64 << 10
+	inDir := walPrefillFS{FS: vfs.NewMem(), size: size, dir: "/data"}
+	for name, want := range map[string]int64{
+		"/data/000004.log":              size,
+		"/data/snapshots/s1/000004.log": 0,
+		"/data/000005.sst":              0,
+		"/elsewhere/000006.log":         0,
+	} {
+		if got := sizeOf(inDir, name); got != want {
+			t.Errorf("%s: %d bytes, want %d", name, got, want)
+		}
+	}
+	anyDir := walPrefillFS{FS: vfs.NewMem(), size: size}
+	if got := sizeOf(anyDir, "/a/b/000007.log"); got != size {
+		t.Errorf("without a directory, a WAL got %d bytes, want %d", got, size)
+	}
+}

@@ -40,10 +40,12 @@ func count(t *testing.T, url, table string) int {
 	return n
 }
 
+// pattern returns n bytes that differ from chunk to chunk (the i>>20 term), so that a read of
+// the wrong 1 MiB chunk never passes for the right one.
 func pattern(n int, seed byte) []byte {
 	b := make([]byte, n)
 	for i := range b {
-		b[i] = byte(i*31+i>>9) ^ seed
+		b[i] = byte(i*31+i>>9+(i>>20)*7) ^ seed
 	}
 	return b
 }
@@ -87,6 +89,18 @@ func TestExtentsAcrossFrontEnds(t *testing.T) {
 		if err != nil || !bytes.Equal(got, data[c.off:end]) {
 			t.Fatalf("read %+v through the other front end: %d bytes, %v", c, len(got), err)
 		}
+	}
+	// A reader closed half way reads no more.
+	r, err := a.Extents().ReadExtent(ctx, id, 0, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(r, make([]byte, 10)); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if n, err := r.Read(make([]byte, 10)); n != 0 || err == nil {
+		t.Fatalf("read after Close: %d, %v", n, err)
 	}
 	w2, err := b.Extents().NewExtent(ctx)
 	if err != nil {
@@ -228,5 +242,53 @@ func TestMigratesVersion1(t *testing.T) {
 	}
 	if n := count(t, url, "tablo_extent_chunks"); n != 1 {
 		t.Fatalf("%d chunk rows, want 1", n)
+	}
+}
+
+// TestExtentWriteCountsAndAbort: Write reports every byte it took, and Abort deletes the
+// chunks already written at once (not only once the reclaimer comes by).
+func TestExtentWriteCountsAndAbort(t *testing.T) {
+	url := pgtest.URL(t)
+	db := openAbandon(t, url, time.Hour)
+	w, err := db.Extents().NewExtent(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int{10, 1 << 20, 1<<20 + 5} { // the last one flushes two chunks behind
+		if n, err := w.Write(pattern(size, 9)); n != size || err != nil {
+			t.Fatalf("Write of %d bytes: %d, %v", size, n, err)
+		}
+	}
+	if n := count(t, url, "tablo_extent_chunks"); n == 0 {
+		t.Fatal("no chunk written before Abort")
+	}
+	w.Abort()
+	if n := count(t, url, "tablo_extent_chunks") + count(t, url, "tablo_extents"); n != 0 {
+		t.Fatalf("%d rows left after Abort", n)
+	}
+}
+
+// TestDeleteLargeExtent: an extent of more chunks than one DELETE removes (64) loses every
+// chunk. The rows are made by hand (65 tiny chunks under a size of 64 MiB and one byte).
+func TestDeleteLargeExtent(t *testing.T) {
+	url := pgtest.URL(t)
+	db := openAbandon(t, url, time.Hour)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	const id = 424242
+	if _, err := conn.Exec(ctx, `INSERT INTO tablo_extents (id, state, size, touched) VALUES ($1, 1, $2, now())`, id, int64(64<<20+1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO tablo_extent_chunks (id, n, data) SELECT $1, n, 'x'::BYTEA FROM generate_series(0, 64) AS n`, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Extents().DeleteExtents(ctx, []uint64{id}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, url, "tablo_extent_chunks") + count(t, url, "tablo_extents"); n != 0 {
+		t.Fatalf("%d rows left after deleting an extent of 65 chunks", n)
 	}
 }

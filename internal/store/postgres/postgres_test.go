@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -509,6 +510,99 @@ func TestTxnSnapshotsDoNotExhaustThePool(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestOpenDefaults: what Options leaves zero takes the documented default — a pool of
+// max(16, 8 × GOMAXPROCS) connections unless the URL sets pool_max_conns, a 10 s statement
+// timeout on the server, a 5 s connect timeout, the default abandon age — and a reclaim
+// interval that is set runs in the background.
+func TestOpenDefaults(t *testing.T) {
+	url := pgtest.URL(t)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	db := open(t, url)
+	defer db.Close()
+	cfg := db.Pool().Config()
+	if cfg.MaxConns != 32 || cfg.ConnConfig.ConnectTimeout != 5*time.Second {
+		t.Errorf("pool of %d connections, connect timeout %v; want 32 (GOMAXPROCS 4) and 5s", cfg.MaxConns, cfg.ConnConfig.ConnectTimeout)
+	}
+	var st string
+	if err := db.Pool().QueryRow(ctx, "SHOW statement_timeout").Scan(&st); err != nil || st != "10s" {
+		t.Errorf("statement_timeout %q (%v), want 10s", st, err)
+	}
+	small, err := postgres.Open(ctx, postgres.Options{URL: pgtest.WithParam(url, "pool_max_conns", "3"), ReclaimInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer small.Close()
+	if n := small.Pool().Config().MaxConns; n != 3 {
+		t.Errorf("pool_max_conns=3 gave %d connections", n)
+	}
+
+	// An extent being written, untouched for a moment, is left alone by the default age.
+	w, err := db.Extents().NewExtent(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	if _, err := w.Write(pattern(1<<20+1, 3)); err != nil { // one chunk written behind
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); count(t, url, "tablo_extent_chunks") == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the chunk written behind never arrived")
+		}
+	}
+	if n, err := small.ReclaimExtents(ctx); err != nil || n != 0 {
+		t.Fatalf("the default abandon age reclaimed a live extent: %d, %v", n, err)
+	}
+	// A front end that reclaims at start and every 20 ms, after 1 ms, deletes it, and then
+	// one written after its first pass too.
+	eager, err := postgres.Open(ctx, postgres.Options{URL: url, AbandonAfter: time.Millisecond, ReclaimInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eager.Close()
+	gone := func(what string) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); count(t, url, "tablo_extents") != 0; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the background reclaimer did not delete %s in 30 s", what)
+			}
+		}
+	}
+	gone("an abandoned extent")
+	w2, err := db.Extents().NewExtent(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Abort()
+	// The third Write waits for chunk 0 (sent behind the second) to be written.
+	for _, size := range []int{1<<20 + 1, 1<<20 - 1, 1} {
+		if _, err := w2.Write(pattern(size, 4)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gone("an extent abandoned after its first pass")
+}
+
+// TestHasParam: a parameter set in a URL's query or a DSN is found wherever it stands, and a
+// longer name that ends with it is not that parameter.
+func TestHasParam(t *testing.T) {
+	for url, want := range map[string]bool{
+		"postgres://h/db?pool_max_conns=3":                     true,
+		"postgres://h/db?a=1&pool_max_conns=3":                 true,
+		"host=h pool_max_conns=3":                              true,
+		"pool_max_conns=3 host=h":                              true,
+		"postgres://h/db":                                      false,
+		"postgres://h/db?application_name=my_pool_max_conns":   false,
+		"postgres://h/db?application_name=x&xpool_max_conns=3": false,
+		"host=h application_name=apool_max_conns":              false,
+		"pool_max_conn":                                        false,
+	} {
+		if got := postgres.HasParam(url, "pool_max_conns"); got != want {
+			t.Errorf("%q: %v, want %v", url, got, want)
+		}
+	}
 }
 
 // TestPointReadsSeeAcknowledgedWrites: with one point-read statement in flight at a time,
