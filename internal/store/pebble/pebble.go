@@ -292,17 +292,7 @@ func (s *snapshot) Lookup(key []byte) ([]byte, error) {
 		}
 		s.it = it
 	}
-	if !s.it.SeekGE(key) || !bytes.Equal(s.it.Key(), key) {
-		if err := s.it.Error(); err != nil {
-			return nil, fmt.Errorf("pebble: lookup: %w", err)
-		}
-		return nil, store.ErrNotFound
-	}
-	v, err := s.it.ValueAndErr()
-	if err != nil {
-		return nil, fmt.Errorf("pebble: lookup value: %w", err)
-	}
-	return v, nil
+	return seekExact(s.it, key)
 }
 
 func (s *snapshot) Close() error {
@@ -486,13 +476,18 @@ func (s *iterSnapshot) Lookup(key []byte) ([]byte, error) {
 		return nil, store.ErrClosed
 	}
 	s.bound(nil, nil)
-	if !s.it.SeekGE(key) || !bytes.Equal(s.it.Key(), key) {
-		if err := s.it.Error(); err != nil {
+	return seekExact(s.it, key)
+}
+
+// seekExact reads key's value through it, valid until it moves: ErrNotFound when absent.
+func seekExact(it *pebble.Iterator, key []byte) ([]byte, error) {
+	if !it.SeekGE(key) || !bytes.Equal(it.Key(), key) {
+		if err := it.Error(); err != nil {
 			return nil, fmt.Errorf("pebble: lookup: %w", err)
 		}
 		return nil, store.ErrNotFound
 	}
-	v, err := s.it.ValueAndErr()
+	v, err := it.ValueAndErr()
 	if err != nil {
 		return nil, fmt.Errorf("pebble: lookup value: %w", err)
 	}
