@@ -111,6 +111,14 @@ func (s *Service) addUncommitted(ctx context.Context, snap store.Snapshot, cid u
 	}
 	lo := keys.BlobBlockPrefix(cid, q.Prefix, true)
 	hi := keys.PrefixEnd(lo)
+	if q.Marker != "" {
+		// Names before the page's marker belong to earlier pages (List has checked it).
+		m, _ := base64.RawURLEncoding.DecodeString(q.Marker)
+		from, _, _ := bytes.Cut(m, []byte{0})
+		if k := keys.BlobBlockPrefix(cid, string(from), true); bytes.Compare(k, lo) > 0 {
+			lo = k
+		}
+	}
 	var names []string
 	err := snap.Scan(ctx, lo, hi, func(k, v []byte) (bool, error) {
 		name, _, err := keys.DecodeBlobBlock(cid, k)
