@@ -78,8 +78,11 @@ func (s *Service) write(ctx context.Context, b Body, whole bool) (w written, err
 		}
 		// Held from before it can be listed until the record naming it commits (gc.go).
 		s.gc.hold(ew.ID())
+		// Every way out before the commit discards the extent and drops its hold (a flag, not
+		// err: the err of this block shadows the result, and a short body sets neither).
+		committed := false
 		defer func() {
-			if err != nil {
+			if !committed {
 				ew.Abort()
 				s.gc.unhold(ew.ID())
 			}
@@ -105,6 +108,7 @@ func (s *Service) write(ctx context.Context, b Body, whole bool) (w written, err
 		if err != nil {
 			return w, err
 		}
+		committed = true
 		w.ext = id
 		w.md5, w.crc = sum(mh), sum(ch)
 		return w, nil
