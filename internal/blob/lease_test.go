@@ -116,6 +116,7 @@ func TestLeaseChecksOfWritesAndReads(t *testing.T) {
 // it answers, at the exact edges of durations and break periods.
 func TestLeaseActions(t *testing.T) {
 	leased := Lease{ID: idA, Duration: 30, Until: base + 30*sec}
+	older := Lease{ID: idA, Duration: 30, Until: base + 10*sec} // taken 20 s ago
 	infinite := Lease{ID: idA, Duration: -1}
 	breaking := Lease{ID: idA, Duration: 30, Until: base + 10*sec, Breaking: true}
 	// a break that ends 9.5 s from now: 10 seconds remain, rounded up
@@ -139,7 +140,7 @@ func TestLeaseActions(t *testing.T) {
 		{"acquire 0 s", Lease{}, req{Action: "acquire", ProposedID: idA, Duration: 0}, azerr.InvalidHeaderValue, Lease{}, LeaseResult{}},
 		{"acquire -2", Lease{}, req{Action: "acquire", ProposedID: idA, Duration: -2}, azerr.InvalidHeaderValue, Lease{}, LeaseResult{}},
 		{"acquire infinite", Lease{}, req{Action: "acquire", ProposedID: idA, Duration: -1}, "", Lease{ID: idA, Duration: -1}, LeaseResult{ID: idA}},
-		{"acquire leased, same id", leased, req{Action: "acquire", ProposedID: idA, Duration: 20}, "", Lease{ID: idA, Duration: 20, Until: base + 20*sec}, LeaseResult{ID: idA}},
+		{"acquire leased, same id", older, req{Action: "acquire", ProposedID: idA, Duration: 20}, "", Lease{ID: idA, Duration: 20, Until: base + 20*sec}, LeaseResult{ID: idA}},
 		{"acquire leased, other id", leased, req{Action: "acquire", ProposedID: idB, Duration: 20}, azerr.LeaseAlreadyPresent, leased, LeaseResult{}},
 		{"acquire breaking, same id", breaking, req{Action: "acquire", ProposedID: idA, Duration: 20}, azerr.LeaseIsBreakingAndCannotBeAcquired, breaking, LeaseResult{}},
 		{"acquire breaking, other id", breaking, req{Action: "acquire", ProposedID: idB, Duration: 20}, azerr.LeaseAlreadyPresent, breaking, LeaseResult{}},
@@ -148,7 +149,7 @@ func TestLeaseActions(t *testing.T) {
 
 		// renew
 		{"renew available", Lease{}, req{Action: "renew", ID: ""}, azerr.LeaseIDMismatchWithLeaseOperation, Lease{}, LeaseResult{}},
-		{"renew leased", leased, req{Action: "renew", ID: idA}, "", Lease{ID: idA, Duration: 30, Until: base + 30*sec}, LeaseResult{ID: idA}},
+		{"renew leased", older, req{Action: "renew", ID: idA}, "", Lease{ID: idA, Duration: 30, Until: base + 30*sec}, LeaseResult{ID: idA}},
 		{"renew leased, other id", leased, req{Action: "renew", ID: idB}, azerr.LeaseIDMismatchWithLeaseOperation, leased, LeaseResult{}},
 		{"renew infinite", infinite, req{Action: "renew", ID: idA}, "", infinite, LeaseResult{ID: idA}},
 		{"renew expired", expired, req{Action: "renew", ID: idA}, "", Lease{ID: idA, Duration: 15, Until: base + 15*sec}, LeaseResult{ID: idA}},
