@@ -41,6 +41,24 @@ func TestRecordCacheBounds(t *testing.T) {
 			t.Fatalf("%d entries after %d writes, bound %d", len(rc.m), i+1, rc.maxEntries)
 		}
 	}
+	// below the bound every record read or written stays
+	rc.m = nil
+	for i := range rc.maxEntries {
+		if _, err := rc.get([]byte(fmt.Sprint("k", i)), rec("c", 40)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(rc.m) != rc.maxEntries {
+		t.Errorf("%d of %d records read kept", len(rc.m), rc.maxEntries)
+	}
+	rc.m = nil
+	for i := range rc.maxEntries {
+		c := &Container{Name: "p"}
+		rc.put([]byte(fmt.Sprint("p", i)), encodeRecord(c, nil), c)
+	}
+	if len(rc.m) != rc.maxEntries {
+		t.Errorf("%d of %d records written kept", len(rc.m), rc.maxEntries)
+	}
 	for _, c := range []struct {
 		size int
 		kept bool
