@@ -202,3 +202,37 @@ func testBackgroundSweep(t *testing.T, interval time.Duration) {
 		t.Errorf("logged: %s", strings.Join(rec.msgs, "; "))
 	}
 }
+
+// A background sweep that fails (here on a record it cannot decode) is logged as a warning
+// through the service's logger.
+func TestBackgroundSweepLogsFailure(t *testing.T) {
+	db, err := pebblestore.Open(pebblestore.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rec := &logRecorder{}
+	s := New(db, Options{SweepInterval: time.Millisecond, Logger: slog.New(rec)})
+	defer s.Close()
+	ctx := context.Background()
+	c, err := s.CreateContainer(ctx, "a", "ccc", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := setRaw(ctx, s, keys.Blob(c.ID, "b", 0), []byte{0, 0, 0, 9, '{'}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		rec.mu.Lock()
+		n := len(rec.msgs)
+		rec.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no warning after 30 s of failing sweeps")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
