@@ -9,6 +9,7 @@ import (
 
 	"github.com/tablo/tablo/internal/auth"
 	"github.com/tablo/tablo/internal/azerr"
+	"github.com/tablo/tablo/internal/keys"
 )
 
 func poked(s *Service) bool {
@@ -243,5 +244,20 @@ func TestServiceNow(t *testing.T) {
 	s, _ := openService(t, "", func() time.Time { return at })
 	if s.Now() != at.UnixNano()/100 {
 		t.Errorf("Now() = %d, want %d", s.Now(), at.UnixNano()/100)
+	}
+}
+
+// A container counter record that is not 8 bytes long (never written so) counts as none:
+// Create Container numbers from 1 again and stores a good counter.
+func TestCreateContainerOverBadCounter(t *testing.T) {
+	s, _ := openService(t, "", nil)
+	ctx := context.Background()
+	if err := setRaw(ctx, s, keys.BlobContainerCounter(), []byte("bad")); err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range []string{"cc1", "cc2"} {
+		if c, err := s.CreateContainer(ctx, "a", name, "", nil); err != nil || c == nil || c.ID != uint64(i+1) {
+			t.Fatalf("container %s over a bad counter: %+v %v", name, c, err)
+		}
 	}
 }
