@@ -112,8 +112,15 @@ func TestContainerWrites(t *testing.T) {
 	wantCode(t, "metadata, wrong lease id", err, azerr.LeaseIDMismatchWithContainerOperation)
 	_, err = s.SetContainerACL(ctx, "a", "ccc", "", nil, Cond{LeaseID: idB})
 	wantCode(t, "ACL, wrong lease id", err, azerr.LeaseIDMismatchWithContainerOperation)
-	_, err = s.SetContainerACL(ctx, "a", "ccc", "", nil, Cond{LeaseID: idA})
-	wantCode(t, "ACL, right lease id", err, "")
+	if c, err := s.SetContainerACL(ctx, "a", "ccc", "container", nil, Cond{LeaseID: idA}); err != nil || c.Public != "container" {
+		t.Errorf("ACL, right lease id: %+v %v", c, err)
+	}
+	if c, err := s.SetContainerMetadata(ctx, "a", "ccc", Meta{{"by", "lessee"}}, Cond{LeaseID: idA}); err != nil || !reflect.DeepEqual(c.Meta, Meta{{"by", "lessee"}}) {
+		t.Errorf("metadata, right lease id: %+v %v", c, err)
+	}
+	if c, _ := s.GetContainer(ctx, "a", "ccc"); c.Public != "container" || !reflect.DeepEqual(c.Meta, Meta{{"by", "lessee"}}) {
+		t.Errorf("after writes with the lease id: %+v", c)
+	}
 
 	// Delete Container
 	r := Ref{Account: "a", Container: "ccc", Name: "b"}
