@@ -113,6 +113,10 @@ func TestWriteInlineLimitAndLengths(t *testing.T) {
 			t.Errorf("%s: read back differs", c.name)
 		}
 	}
+	// a streamed body (a block) of length 0 reads nothing of what follows
+	if _, err := s.PutBlock(ctx, Ref{Account: "a", Container: "ccc", Name: "empty"}, "QUFB", Body{R: bytes.NewReader(data[:5]), Size: 0}, Cond{}); err != nil {
+		t.Errorf("empty block with bytes after it: %v", err)
+	}
 	for _, size := range []int64{inlineMax, inlineMax + 5} {
 		short := Body{R: bytes.NewReader(data[:size-1]), Size: size}
 		_, err := s.Put(ctx, Ref{Account: "a", Container: "ccc", Name: "short"}, PutRequest{Type: BlockBlob, Body: short})
