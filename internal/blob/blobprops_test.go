@@ -1,0 +1,74 @@
+package blob
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/tablo/tablo/internal/azerr"
+)
+
+// A page blob's sequence number through Set Blob Properties: max keeps the larger, update
+// sets it, increment adds one and refuses to pass the largest int64; a block blob has none.
+func TestSequenceNumberActions(t *testing.T) {
+	s, _ := openService(t, "", nil)
+	ctx := context.Background()
+	s.CreateContainer(ctx, "a", "seq", "", nil)
+	r := Ref{Account: "a", Container: "seq", Name: "p"}
+	if _, err := s.Put(ctx, r, PutRequest{Type: PageBlob, PageSize: pageSize, Seq: 7}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		action string
+		seq    int64
+		want   int64
+		err    azerr.Code
+	}{
+		{"max", 3, 7, ""},
+		{"max", 9, 9, ""},
+		{"update", 2, 2, ""},
+		{"increment", 0, 3, ""},
+		{"update", math.MaxInt64 - 1, math.MaxInt64 - 1, ""},
+		{"increment", 0, math.MaxInt64, ""},
+		{"increment", 0, math.MaxInt64, azerr.InvalidHeaderValue},
+	} {
+		b, err := s.SetProperties(ctx, r, SetPropsRequest{KeepProps: true, Resize: -1, SeqAction: c.action, Seq: c.seq}, Cond{})
+		if c.err == "" && (err != nil || b.Seq != c.want) || c.err != "" && !azerr.Is(err, c.err) {
+			t.Errorf("%s %d: %+v, %v; want %d %q", c.action, c.seq, b, err, c.want, c.err)
+		}
+		if got, err := s.Get(ctx, r, Cond{}); err != nil || got.Seq != c.want {
+			t.Errorf("%s %d: stored sequence number %d, %v; want %d", c.action, c.seq, got.Seq, err, c.want)
+		}
+	}
+	s.Put(ctx, Ref{Account: "a", Container: "seq", Name: "b"}, PutRequest{Type: BlockBlob, Body: body([]byte("x"))})
+	if _, err := s.SetProperties(ctx, Ref{Account: "a", Container: "seq", Name: "b"}, SetPropsRequest{KeepProps: true, Resize: -1, SeqAction: "increment"}, Cond{}); !azerr.Is(err, azerr.InvalidBlobType) {
+		t.Errorf("increment on a block blob: %v", err)
+	}
+}
+
+// Set Blob Tier stores the tier that Get then answers, and refuses a missing blob and a
+// lease id the blob has no lease for, without changing the tier.
+func TestSetTier(t *testing.T) {
+	s, _ := openService(t, "", nil)
+	ctx := context.Background()
+	s.CreateContainer(ctx, "a", "tier", "", nil)
+	r := Ref{Account: "a", Container: "tier", Name: "b"}
+	if _, err := s.Put(ctx, r, PutRequest{Type: BlockBlob, Body: body([]byte("x"))}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetTier(ctx, r, "Cool", Cond{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := s.Get(ctx, r, Cond{}); err != nil || b.Tier != "Cool" {
+		t.Fatalf("after Set Blob Tier: %+v, %v", b, err)
+	}
+	if err := s.SetTier(ctx, r, "Archive", Cond{LeaseID: "5f8e1ce6-4a5f-4e7f-9a5e-8f2b3b7a2c11"}); !azerr.Is(err, azerr.LeaseNotPresentWithBlobOperation) {
+		t.Errorf("Set Blob Tier with a lease id, no lease: %v", err)
+	}
+	if err := s.SetTier(ctx, Ref{Account: "a", Container: "tier", Name: "none"}, "Cool", Cond{}); !azerr.Is(err, azerr.BlobNotFound) {
+		t.Errorf("Set Blob Tier of a missing blob: %v", err)
+	}
+	if b, _ := s.Get(ctx, r, Cond{}); b.Tier != "Cool" {
+		t.Errorf("a refused Set Blob Tier changed the tier to %q", b.Tier)
+	}
+}

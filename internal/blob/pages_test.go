@@ -1,0 +1,141 @@
+package blob
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5"
+	"errors"
+	"hash/crc64"
+	"io"
+	"testing"
+
+	"github.com/tablo/tablo/internal/azerr"
+)
+
+func pageBody(c byte, n int) *Body {
+	b := body(bytes.Repeat([]byte{c}, n))
+	return &b
+}
+
+// A page run that a later Put Page or Clear Page covers exactly, or covers from its start or
+// up to its end, gives its extent back to the sweep: the blob keeps no run (not even an
+// empty one) that still names it.
+func TestPagesCoveredFreeTheirExtents(t *testing.T) {
+	s, st := openService(t, "", nil)
+	ctx := context.Background()
+	s.CreateContainer(ctx, "a", "pages", "", nil)
+	r := Ref{Account: "a", Container: "pages", Name: "p"}
+	if _, err := s.Put(ctx, r, PutRequest{Type: PageBlob, PageSize: 8 * pageSize}); err != nil {
+		t.Fatal(err)
+	}
+	put := func(off, n int64, b *Body) {
+		t.Helper()
+		if _, err := s.PutPage(ctx, r, off, n, b, Cond{}, NoSeqCond); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs := func() []Page {
+		t.Helper()
+		b, err := s.Get(ctx, r, Cond{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.Pages
+	}
+	put(pageSize, pageSize, pageBody('a', pageSize))
+	put(pageSize, pageSize, pageBody('b', pageSize)) // exactly over 'a'
+	if got := sweep2(t, s); got.Deleted != 1 {
+		t.Errorf("a page overwritten exactly: sweep deleted %d extents, want 1", got.Deleted)
+	}
+	if p := runs(); len(p) != 1 || p[0].Off != pageSize || p[0].Len != pageSize {
+		t.Errorf("after an exact overwrite: runs %+v", p)
+	}
+	// Two pages, then their first and their second overwritten: the run is cut from its
+	// start, then up to its end.
+	put(4*pageSize, 2*pageSize, pageBody('c', 2*pageSize))
+	put(4*pageSize, pageSize, pageBody('d', pageSize))
+	put(5*pageSize, pageSize, pageBody('e', pageSize))
+	if got := sweep2(t, s); got.Deleted != 1 {
+		t.Errorf("a run overwritten from its start and up to its end: sweep deleted %d, want 1", got.Deleted)
+	}
+	put(pageSize, pageSize, nil) // clear exactly over 'b'
+	put(4*pageSize, 2*pageSize, nil)
+	if got := sweep2(t, s); got.Deleted != 3 {
+		t.Errorf("pages cleared exactly: sweep deleted %d, want 3", got.Deleted)
+	}
+	if p := runs(); len(p) != 0 {
+		t.Errorf("after the clears: runs %+v", p)
+	}
+	if n, _ := countExtents(t, st); n != 0 {
+		t.Errorf("%d extents left with no page written", n)
+	}
+	if got := readRange(t, s, r, 0, 8*pageSize); !bytes.Equal(got, make([]byte, 8*pageSize)) {
+		t.Error("a cleared blob does not read as zeros")
+	}
+}
+
+// Put Page and Clear Page answer with the blob as stored (its new ETag, which the next Get
+// sees) and the checksum the response carries: the client's MD5, or the CRC-64 of the page.
+func TestPutPageAnswers(t *testing.T) {
+	s, _ := openService(t, "", nil)
+	ctx := context.Background()
+	s.CreateContainer(ctx, "a", "pages", "", nil)
+	r := Ref{Account: "a", Container: "pages", Name: "p"}
+	if _, err := s.Put(ctx, r, PutRequest{Type: PageBlob, PageSize: 4 * pageSize}); err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte("page"), pageSize/2)
+	etag := func() string {
+		t.Helper()
+		b, err := s.Get(ctx, r, Cond{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.ETag()
+	}
+	res, err := s.PutPage(ctx, r, pageSize, 2*pageSize, pageBody('x', 2*pageSize), Cond{}, NoSeqCond)
+	if err != nil || res.Blob == nil || res.Blob.ETag() != etag() {
+		t.Fatalf("Put Page: %+v, %v; stored ETag %s", res, err, etag())
+	}
+	if want := CRC64Bytes(crc64.Checksum(bytes.Repeat([]byte{'x'}, 2*pageSize), CRC64Table)); !bytes.Equal(res.CRC64, want) {
+		t.Errorf("Put Page without an MD5: CRC-64 %x, want %x", res.CRC64, want)
+	}
+	sum := md5.Sum(data[:pageSize])
+	b := body(data[:pageSize])
+	b.MD5 = sum[:]
+	if res, err = s.PutPage(ctx, r, 0, pageSize, &b, Cond{}, NoSeqCond); err != nil || !bytes.Equal(res.MD5, sum[:]) || res.Blob == nil || res.Blob.ETag() != etag() {
+		t.Errorf("Put Page with an MD5: %+v, %v; want MD5 %x, ETag %s", res, err, sum, etag())
+	}
+	before := etag()
+	if res, err = s.PutPage(ctx, r, pageSize, pageSize, nil, Cond{}, NoSeqCond); err != nil || res.Blob == nil || res.Blob.ETag() != etag() || etag() == before {
+		t.Errorf("Clear Page: %+v, %v; stored ETag %s, before %s", res, err, etag(), before)
+	}
+}
+
+// A Put Page whose body ends before its Content-Length (the client went away) or whose
+// reader fails is refused, and no page is written: the blob reads as before.
+func TestPutPageBodyFailsWritesNothing(t *testing.T) {
+	s, _ := openService(t, "", nil)
+	ctx := context.Background()
+	s.CreateContainer(ctx, "a", "pages", "", nil)
+	r := Ref{Account: "a", Container: "pages", Name: "p"}
+	if _, err := s.Put(ctx, r, PutRequest{Type: PageBlob, PageSize: 2 * pageSize}); err != nil {
+		t.Fatal(err)
+	}
+	short := Body{R: bytes.NewReader(make([]byte, pageSize-1)), Size: pageSize}
+	if _, err := s.PutPage(ctx, r, 0, pageSize, &short, Cond{}, NoSeqCond); !azerr.Is(err, azerr.InvalidInput) {
+		t.Errorf("a body shorter than its length: %v, want InvalidInput", err)
+	}
+	gone := errors.New("connection reset")
+	failing := Body{R: io.MultiReader(bytes.NewReader(make([]byte, 100)), errReader{gone}), Size: pageSize}
+	if _, err := s.PutPage(ctx, r, pageSize, pageSize, &failing, Cond{}, NoSeqCond); !errors.Is(err, gone) {
+		t.Errorf("a body whose reader fails: %v, want %v", err, gone)
+	}
+	if b, err := s.Get(ctx, r, Cond{}); err != nil || len(b.Pages) != 0 {
+		t.Errorf("after failed writes: %+v, %v; want no pages", b, err)
+	}
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
