@@ -139,3 +139,28 @@ func TestPutPageBodyFailsWritesNothing(t *testing.T) {
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// At exactly 4 MiB a Put Page is within the body limit, so a body of another length is a
+// wrong page range (InvalidPageRange), as below the limit; past it, the body is too large.
+func TestPutPageLimitBeforeLength(t *testing.T) {
+	s, _ := openService(t, "", nil)
+	ctx := context.Background()
+	s.CreateContainer(ctx, "a", "pages", "", nil)
+	r := Ref{Account: "a", Container: "pages", Name: "p"}
+	if _, err := s.Put(ctx, r, PutRequest{Type: PageBlob, PageSize: 8 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		n, size int64
+		want    azerr.Code
+	}{
+		{maxPutPage, maxPutPage - pageSize, azerr.InvalidPageRange},
+		{maxPutPage, maxPutPage + 1, azerr.InvalidPageRange},
+		{maxPutPage + pageSize, maxPutPage, azerr.RequestBodyTooLarge},
+	} {
+		b := Body{R: bytes.NewReader(nil), Size: c.size}
+		if _, err := s.PutPage(ctx, r, 0, c.n, &b, Cond{}, NoSeqCond); !azerr.Is(err, c.want) {
+			t.Errorf("Put Page of %d bytes with a body of %d: %v, want %s", c.n, c.size, err, c.want)
+		}
+	}
+}

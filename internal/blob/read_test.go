@@ -154,3 +154,38 @@ func TestBlockReadErrors(t *testing.T) {
 		})
 	}
 }
+
+// A block blob record whose blocks hold fewer bytes than its size (damaged) reads its blocks'
+// bytes and then fails with io.ErrUnexpectedEOF, through Read and through WriteTo: never a
+// panic, never a body that looks complete.
+func TestBlockReadOfShortRecord(t *testing.T) {
+	s, _ := openService(t, "", nil)
+	ctx := context.Background()
+	s.CreateContainer(ctx, "a", "reads", "", nil)
+	r := Ref{Account: "a", Container: "reads", Name: "b"}
+	data := putBlocks(t, s, r, 1000, 2000)
+	_, err := s.update(ctx, r, func(_ store.Txn, _ *Container, old *Blob, _ int64) (*Blob, error) {
+		old.Size += 10
+		return old, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Get(ctx, r, Cond{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := s.Open(ctx, b, 0, b.Size)
+	got, err := io.ReadAll(onlyRead{rc})
+	rc.Close()
+	if !errors.Is(err, io.ErrUnexpectedEOF) || !bytes.Equal(got, data) {
+		t.Errorf("Read: %d bytes, %v; want %d, %v", len(got), err, len(data), io.ErrUnexpectedEOF)
+	}
+	var buf bytes.Buffer
+	rc = s.Open(ctx, b, 0, b.Size)
+	n, err := rc.(io.WriterTo).WriteTo(&buf)
+	rc.Close()
+	if !errors.Is(err, io.ErrUnexpectedEOF) || n != int64(len(data)) || !bytes.Equal(buf.Bytes(), data) {
+		t.Errorf("WriteTo: %d bytes, %v; want %d, %v", n, err, len(data), io.ErrUnexpectedEOF)
+	}
+}
