@@ -127,7 +127,7 @@ func TestPutPageBodyFailsWritesNothing(t *testing.T) {
 		t.Errorf("a body shorter than its length: %v, want InvalidInput", err)
 	}
 	gone := errors.New("connection reset")
-	failing := Body{R: io.MultiReader(bytes.NewReader(make([]byte, 100)), errReader{gone}), Size: pageSize}
+	failing := Body{R: io.MultiReader(bytes.NewReader(make([]byte, 100)), goneReader{gone}), Size: pageSize}
 	if _, err := s.PutPage(ctx, r, pageSize, pageSize, &failing, Cond{}, NoSeqCond); !errors.Is(err, gone) {
 		t.Errorf("a body whose reader fails: %v, want %v", err, gone)
 	}
@@ -136,9 +136,9 @@ func TestPutPageBodyFailsWritesNothing(t *testing.T) {
 	}
 }
 
-type errReader struct{ err error }
+type goneReader struct{ err error }
 
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+func (e goneReader) Read([]byte) (int, error) { return 0, e.err }
 
 // At exactly 4 MiB a Put Page is within the body limit, so a body of another length is a
 // wrong page range (InvalidPageRange), as below the limit; past it, the body is too large.
