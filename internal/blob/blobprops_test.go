@@ -72,3 +72,33 @@ func TestSetTier(t *testing.T) {
 		t.Errorf("a refused Set Blob Tier changed the tier to %q", b.Tier)
 	}
 }
+
+// Set Blob Properties on a block blob sets its content properties, but a size (even 0) or a
+// sequence number action is for page blobs only (InvalidBlobType, the blob unchanged); a
+// page blob can be resized to 0.
+func TestResizeOnlyPageBlobs(t *testing.T) {
+	s, _ := openService(t, "", nil)
+	ctx := context.Background()
+	s.CreateContainer(ctx, "a", "props", "", nil)
+	br := Ref{Account: "a", Container: "props", Name: "b"}
+	if _, err := s.Put(ctx, br, PutRequest{Type: BlockBlob, Body: body([]byte("block"))}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.SetProperties(ctx, br, SetPropsRequest{Props: Props{ContentType: "text/plain"}, Resize: -1}, Cond{})
+	if err != nil || b.Props.ContentType != "text/plain" || b.Size != 5 {
+		t.Fatalf("content type of a block blob: %+v, %v", b, err)
+	}
+	if _, err := s.SetProperties(ctx, br, SetPropsRequest{KeepProps: true, Resize: 0}, Cond{}); !azerr.Is(err, azerr.InvalidBlobType) {
+		t.Errorf("a block blob resized to 0: %v, want InvalidBlobType", err)
+	}
+	if got := string(readAll(t, s, br)); got != "block" {
+		t.Errorf("after a refused resize the block blob reads %q", got)
+	}
+	pr := Ref{Account: "a", Container: "props", Name: "p"}
+	if _, err := s.Put(ctx, pr, PutRequest{Type: PageBlob, PageSize: 2 * pageSize}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := s.SetProperties(ctx, pr, SetPropsRequest{KeepProps: true, Resize: 0}, Cond{}); err != nil || b.Size != 0 {
+		t.Errorf("a page blob resized to 0: %+v, %v", b, err)
+	}
+}

@@ -7,6 +7,9 @@ import (
 	"errors"
 	"hash/crc64"
 	"io"
+	"os"
+	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/tablo/tablo/internal/azerr"
@@ -162,5 +165,45 @@ func TestPutPageLimitBeforeLength(t *testing.T) {
 		if _, err := s.PutPage(ctx, r, 0, c.n, &b, Cond{}, NoSeqCond); !azerr.Is(err, c.want) {
 			t.Errorf("Put Page of %d bytes with a body of %d: %v, want %s", c.n, c.size, err, c.want)
 		}
+	}
+}
+
+// A page run whose extent file is shorter than the run (damaged on disk) reads its bytes and
+// then fails with io.ErrUnexpectedEOF: never a body that looks complete.
+func TestPageReadOfShortExtent(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := openService(t, dir, nil)
+	ctx := context.Background()
+	s.CreateContainer(ctx, "a", "pages", "", nil)
+	r := Ref{Account: "a", Container: "pages", Name: "p"}
+	if _, err := s.Put(ctx, r, PutRequest{Type: PageBlob, PageSize: 4 * pageSize}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PutPage(ctx, r, pageSize, 2*pageSize, pageBody('x', 2*pageSize), Cond{}, NoSeqCond); err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Get(ctx, r, Cond{})
+	if err != nil || len(b.Pages) != 1 {
+		t.Fatalf("%+v %v", b, err)
+	}
+	var path string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == strconv.FormatUint(b.Pages[0].Ext, 10) {
+			path = p
+		}
+		return nil
+	})
+	if path == "" {
+		t.Fatalf("no file for extent %d", b.Pages[0].Ext)
+	}
+	if err := os.Truncate(path, pageSize); err != nil {
+		t.Fatal(err)
+	}
+	rc := s.Open(ctx, b, 0, b.Size)
+	got, err := io.ReadAll(rc)
+	rc.Close()
+	want := append(make([]byte, pageSize), bytes.Repeat([]byte{'x'}, pageSize)...)
+	if !errors.Is(err, io.ErrUnexpectedEOF) || !bytes.Equal(got, want) {
+		t.Errorf("read of a short extent: %d bytes, %v; want %d, %v", len(got), err, len(want), io.ErrUnexpectedEOF)
 	}
 }
