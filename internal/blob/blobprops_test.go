@@ -102,3 +102,31 @@ func TestResizeOnlyPageBlobs(t *testing.T) {
 		t.Errorf("a page blob resized to 0: %+v, %v", b, err)
 	}
 }
+
+// Deleting a blob's snapshots one by one leaves its base without snapshots: the base can then
+// be deleted without x-ms-delete-snapshots.
+func TestDeleteEverySnapshotThenBase(t *testing.T) {
+	s, _ := openService(t, "", nil)
+	ctx := context.Background()
+	s.CreateContainer(ctx, "a", "snaps", "", nil)
+	r := Ref{Account: "a", Container: "snaps", Name: "b"}
+	if _, err := s.Put(ctx, r, PutRequest{Type: BlockBlob, Body: body([]byte("x"))}); err != nil {
+		t.Fatal(err)
+	}
+	var snaps []int64
+	for range 2 {
+		_, snap, err := s.Snapshot(ctx, r, nil, false, Cond{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		snaps = append(snaps, snap)
+	}
+	for _, snap := range snaps {
+		if err := s.Delete(ctx, Ref{Account: "a", Container: "snaps", Name: "b", Snapshot: snap}, "", Cond{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Delete(ctx, r, "", Cond{}); err != nil {
+		t.Errorf("delete of a base whose snapshots were all deleted: %v", err)
+	}
+}
