@@ -207,3 +207,32 @@ func TestPageReadOfShortExtent(t *testing.T) {
 		t.Errorf("read of a short extent: %d bytes, %v; want %d, %v", len(got), err, len(want), io.ErrUnexpectedEOF)
 	}
 }
+
+// A read that starts inside a run whose first pages were overwritten (the run then starts
+// past the beginning of its extent) reads the run's own bytes from the right place.
+func TestPageReadInsideCutRun(t *testing.T) {
+	s, _ := openService(t, "", nil)
+	ctx := context.Background()
+	s.CreateContainer(ctx, "a", "pages", "", nil)
+	r := Ref{Account: "a", Container: "pages", Name: "p"}
+	if _, err := s.Put(ctx, r, PutRequest{Type: PageBlob, PageSize: 4 * pageSize}); err != nil {
+		t.Fatal(err)
+	}
+	data := make([]byte, 4*pageSize)
+	for i := range data {
+		data[i] = byte('a' + i/pageSize)
+	}
+	b := body(data)
+	if _, err := s.PutPage(ctx, r, 0, 4*pageSize, &b, Cond{}, NoSeqCond); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PutPage(ctx, r, 0, pageSize, pageBody('z', pageSize), Cond{}, NoSeqCond); err != nil {
+		t.Fatal(err)
+	}
+	copy(data, bytes.Repeat([]byte{'z'}, pageSize))
+	for _, off := range []int64{pageSize, pageSize + 100, 2 * pageSize, 3*pageSize + 511} {
+		if got := readRange(t, s, r, off, 4*pageSize-off); !bytes.Equal(got, data[off:]) {
+			t.Errorf("read from %d: %q..., want %q...", off, got[:min(len(got), 8)], data[off:off+1])
+		}
+	}
+}
