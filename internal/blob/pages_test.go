@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/md5"
 	"errors"
+	"fmt"
 	"hash/crc64"
 	"io"
 	"os"
@@ -233,6 +234,88 @@ func TestPageReadInsideCutRun(t *testing.T) {
 	for _, off := range []int64{pageSize, pageSize + 100, 2 * pageSize, 3*pageSize + 511} {
 		if got := readRange(t, s, r, off, 4*pageSize-off); !bytes.Equal(got, data[off:]) {
 			t.Errorf("read from %d: %q..., want %q...", off, got[:min(len(got), 8)], data[off:off+1])
+		}
+	}
+}
+
+// Get Page Ranges with prevsnapshot through every window of a blob whose runs are apart
+// (so that run ends and starts rarely meet): the changed and cleared ranges are those a page
+// model gives, clipped to the window; without prevsnapshot, the written ranges.
+func TestPageDiffWindows(t *testing.T) {
+	s, _ := openService(t, "", nil)
+	ctx := context.Background()
+	s.CreateContainer(ctx, "a", "pages", "", nil)
+	r := Ref{Account: "a", Container: "pages", Name: "p"}
+	const pages = 12
+	if _, err := s.Put(ctx, r, PutRequest{Type: PageBlob, PageSize: pages * pageSize}); err != nil {
+		t.Fatal(err)
+	}
+	write := make([]int, pages) // the write that last set each page (0: none)
+	apply := func(id int, first, count int64, clear bool) {
+		t.Helper()
+		var b *Body
+		if !clear {
+			b = pageBody(byte(id), int(count*pageSize))
+		}
+		if _, err := s.PutPage(ctx, r, first*pageSize, count*pageSize, b, Cond{}, NoSeqCond); err != nil {
+			t.Fatal(err)
+		}
+		for p := first; p < first+count; p++ {
+			write[p] = id
+			if clear {
+				write[p] = 0
+			}
+		}
+	}
+	apply(1, 1, 2, false)
+	apply(2, 5, 1, false)
+	apply(3, 8, 3, false)
+	_, snap, err := s.Snapshot(ctx, r, nil, false, Cond{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := append([]int(nil), write...)
+	apply(4, 2, 1, false)
+	apply(5, 8, 1, true)
+	apply(6, 6, 1, false)
+	apply(7, 10, 1, true)
+	cur, err := s.Get(ctx, r, Cond{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := s.Get(ctx, Ref{Account: "a", Container: "pages", Name: "p", Snapshot: snap}, Cond{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for off := int64(0); off <= pages; off++ {
+		for n := int64(-1); off+n <= pages; n++ {
+			end := int64(pages)
+			if n >= 0 {
+				end = off + n
+			}
+			var changed, cleared, written [][2]int64
+			for p := off; p < end; p++ {
+				lo, hi := p*pageSize, (p+1)*pageSize-1
+				switch {
+				case write[p] != 0 && write[p] != prev[p]:
+					changed = mergeAdd(changed, lo, hi)
+				case write[p] == 0 && prev[p] != 0:
+					cleared = mergeAdd(cleared, lo, hi)
+				}
+				if write[p] != 0 {
+					written = mergeAdd(written, lo, hi)
+				}
+			}
+			ln := n * pageSize
+			if n < 0 {
+				ln = -1
+			}
+			if c, cl := PageDiff(cur, old, off*pageSize, ln); fmt.Sprint(c, cl) != fmt.Sprint(changed, cleared) {
+				t.Errorf("PageDiff(pages %d+%d) = %v %v, want %v %v", off, n, c, cl, changed, cleared)
+			}
+			if got := PageRanges(cur, off*pageSize, ln); fmt.Sprint(got) != fmt.Sprint(written) {
+				t.Errorf("PageRanges(pages %d+%d) = %v, want %v", off, n, got, written)
+			}
 		}
 	}
 }
