@@ -3,6 +3,7 @@ package blob
 import (
 	"context"
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/tablo/tablo/internal/azerr"
@@ -128,5 +129,25 @@ func TestDeleteEverySnapshotThenBase(t *testing.T) {
 	}
 	if err := s.Delete(ctx, r, "", Cond{}); err != nil {
 		t.Errorf("delete of a base whose snapshots were all deleted: %v", err)
+	}
+}
+
+// decodedForm(b) is what decodeBlob makes of b.encode() (what the cache of decoded records
+// must hold for the bytes stored) for records of every shape, page runs and empty slices
+// included.
+func TestDecodedFormMatchesDecode(t *testing.T) {
+	for i, b := range []*Blob{
+		{Name: "n", Snapshot: 5, Type: BlockBlob, Size: 3, inline: []byte("abc")},
+		{Type: PageBlob, Size: 2048, Pages: []Page{{Off: 0, Len: 512, Ext: 7}, {Off: 1024, Len: 512, Ext: 9, ExtOff: 512}}},
+		{Type: PageBlob, Pages: []Page{}, Blocks: []Block{}, Meta: Meta{}, Tags: Tags{}, Props: Props{ContentMD5: []byte{}}, inline: []byte{}},
+		{Type: BlockBlob, Size: 4, Blocks: []Block{{ID: "QUFB", Size: 4, Ext: 3}}, Meta: Meta{{"k", "v"}}, Tags: Tags{{"t", "1"}}, Props: Props{ContentMD5: []byte{1, 2}}},
+	} {
+		want, err := decodeBlob(b.encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := decodedForm(b); !reflect.DeepEqual(got, want) {
+			t.Errorf("record %d: decodedForm %+v, decodeBlob %+v", i, *got, *want)
+		}
 	}
 }

@@ -189,3 +189,47 @@ func TestBlockReadOfShortRecord(t *testing.T) {
 		t.Errorf("WriteTo: %d bytes, %v; want %d, %v", n, err, len(data), io.ErrUnexpectedEOF)
 	}
 }
+
+// Read never answers 0 bytes without an error (io.Reader discourages it: a caller may take
+// it for no progress), at the end of an extent or of a page run either.
+func TestReadsAlwaysProgress(t *testing.T) {
+	s, _ := openService(t, "", nil)
+	ctx := context.Background()
+	s.CreateContainer(ctx, "a", "reads", "", nil)
+	br := Ref{Account: "a", Container: "reads", Name: "b"}
+	putBlocks(t, s, br, 1000, 24, 700)
+	pr := Ref{Account: "a", Container: "reads", Name: "p"}
+	if _, err := s.Put(ctx, pr, PutRequest{Type: PageBlob, PageSize: 6 * pageSize}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range [][2]int64{{0, 2}, {2, 1}, {4, 1}} {
+		if _, err := s.PutPage(ctx, pr, w[0]*pageSize, w[1]*pageSize, pageBody(byte('a'+w[0]), int(w[1]*pageSize)), Cond{}, NoSeqCond); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range []Ref{br, pr} {
+		b, err := s.Get(ctx, r, Cond{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, size := range []int{1, 100, 512, 4096} {
+			rc := s.Open(ctx, b, 0, b.Size)
+			buf := make([]byte, size)
+			var total int64
+			for {
+				n, err := rc.Read(buf)
+				total += int64(n)
+				if n == 0 && err == nil {
+					t.Fatalf("%s, reads of %d bytes: 0 bytes without an error after %d", r.Name, size, total)
+				}
+				if err != nil {
+					if err != io.EOF || total != b.Size {
+						t.Errorf("%s, reads of %d bytes: %d bytes, %v", r.Name, size, total, err)
+					}
+					break
+				}
+			}
+			rc.Close()
+		}
+	}
+}
