@@ -73,22 +73,14 @@ func TestCreateQueueEngineFailure(t *testing.T) {
 func TestReaperLogsFailures(t *testing.T) {
 	f := openFailing(t)
 	f.scanPrefix = keys.QueueExpiryPrefix()
-	w := &warnings{}
+	w := &warnings{logged: make(chan struct{})}
 	s := New(f, Options{ReapInterval: time.Millisecond, Logger: slog.New(w)})
 	defer f.Close()
 	defer s.Close()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		w.mu.Lock()
-		n := len(w.msgs)
-		w.mu.Unlock()
-		if n > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("a failing reaper pass was not logged")
-		}
-		time.Sleep(time.Millisecond)
+	select {
+	case <-w.logged:
+	case <-time.After(time.Minute):
+		t.Fatal("a failing reaper pass was not logged")
 	}
 }
 
@@ -102,27 +94,15 @@ func TestDefaultReaper(t *testing.T) {
 	defer db.Close()
 	clk := &testClock{}
 	clk.ns.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
-	s := New(db, Options{Now: clk.now})
+	c := &committed{Store: db, done: make(chan struct{}, 1)}
+	s := New(c, Options{Now: clk.now})
 	defer s.Close()
 	mustCreate(t, s, "default")
 	if _, err := s.PutMessage(ctx, acct, "default", "x", 0, 1); err != nil {
 		t.Fatal(err)
 	}
 	clk.advance(2 * time.Second)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		p, err := s.GetProperties(ctx, acct, "default")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p.ApproximateCount == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no reaper deleted the expired message")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitEmpty(t, s, c, "default")
 }
 
 // Shared reports whether other processes share the store.
