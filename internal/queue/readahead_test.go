@@ -91,15 +91,16 @@ func TestGetReadsHeadAheadMessages(t *testing.T) {
 }
 
 // A Get that takes part of what it wants from the cache reads the rest, and headAhead more,
-// from the store: each index entry is read once, plus the one past where the walk stops.
+// from the store: each index entry is read once, plus at most the one past where the walk
+// stops.
 func TestGetReadsOnlyWhatTheCacheLacks(t *testing.T) {
 	s, c := countedQueue(t, "lacks", 100)
 	getTexts(t, s, "lacks", 1, "0")                // caches 1 … 32
 	getTexts(t, s, "lacks", 20, numbers(1, 21)...) // from the cache: 21 … 32 left
 	c.entries.Store(0)
 	getTexts(t, s, "lacks", MaxNumOfMessages, numbers(21, 53)...) // 12 cached, 20 read
-	if n, want := c.entries.Load(), int64(MaxNumOfMessages-12+headAhead+1); n != want {
-		t.Fatalf("the get read %d index entries, want %d", n, want)
+	if n, most := c.entries.Load(), int64(MaxNumOfMessages-12+headAhead+1); n > most {
+		t.Fatalf("the get read %d index entries, want at most %d", n, most)
 	}
 }
 
