@@ -2,13 +2,17 @@ package blobwire
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,9 +32,42 @@ const devAccount = "devstoreaccount1"
 
 // testServer is a Blob server over a fresh store, listening on loopback.
 type testServer struct {
-	t    *testing.T
-	base string // http://127.0.0.1:port/devstoreaccount1
-	svc  *blob.Service
+	t     *testing.T
+	base  string // http://127.0.0.1:port/devstoreaccount1
+	svc   *blob.Service
+	parts *partition.Layer
+	log   *logBuffer
+}
+
+// logBuffer collects the server's log lines (JSON), safe for the server's goroutines.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// lines returns the log records written so far.
+func (l *logBuffer) lines(t *testing.T) []map[string]any {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []map[string]any
+	for _, line := range bytes.Split(bytes.TrimSpace(l.b.Bytes()), []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("log line %s: %v", line, err)
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 func newTestServer(t *testing.T) *testServer {
@@ -40,7 +77,10 @@ func newTestServer(t *testing.T) *testServer {
 		t.Fatal(err)
 	}
 	svc := blob.New(db, blob.Options{SweepInterval: -1})
-	srv := New(Options{Service: svc, Accounts: []auth.Account{auth.DevAccount()}, Partitions: partition.New(partition.Options{})})
+	parts := partition.New(partition.Options{})
+	logs := &logBuffer{}
+	srv := New(Options{Service: svc, Accounts: []auth.Account{auth.DevAccount()}, Partitions: parts,
+		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))})
 	hs := srv.NewHTTPServer()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -57,8 +97,14 @@ func newTestServer(t *testing.T) *testServer {
 		<-served
 		svc.Close()
 		db.Close()
+		// A recovered panic or any 5xx is logged at Error level: no test here expects one.
+		for _, m := range logs.lines(t) {
+			if m["level"] == "ERROR" {
+				t.Errorf("server logged an error: %v", m)
+			}
+		}
 	})
-	return &testServer{t: t, base: "http://" + ln.Addr().String() + "/" + devAccount, svc: svc}
+	return &testServer{t: t, base: "http://" + ln.Addr().String() + "/" + devAccount, svc: svc, parts: parts, log: logs}
 }
 
 // reply is what a client read back.
@@ -66,6 +112,9 @@ type reply struct {
 	code int
 	h    http.Header
 	body string
+	// close: the server closes the connection after this answer (Connection: close, which
+	// Go's client takes out of the headers).
+	close bool
 }
 
 // hdr reads a response header.
@@ -127,7 +176,7 @@ func (ts *testServer) send(sign bool, method, target, body string, hv h) reply {
 	if err != nil {
 		ts.t.Fatal(err)
 	}
-	return reply{code: resp.StatusCode, h: resp.Header, body: string(b)}
+	return reply{code: resp.StatusCode, h: resp.Header, body: string(b), close: resp.Close}
 }
 
 // do sends a request signed with the account key.
@@ -521,7 +570,7 @@ func (ts *testServer) head(method, target string, length int64, hv ...string) re
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	return reply{code: resp.StatusCode, h: resp.Header, body: string(body)}
+	return reply{code: resp.StatusCode, h: resp.Header, body: string(body), close: resp.Close}
 }
 
 // Put Blob's and Put Block's size limits by x-ms-version, exactly at each limit and one byte
