@@ -72,6 +72,12 @@ func (l *logBuffer) lines(t *testing.T) []map[string]any {
 
 func newTestServer(t *testing.T) *testServer {
 	t.Helper()
+	return newTestServerWith(t, nil)
+}
+
+// newTestServerWith is newTestServer with the server's options edited by edit.
+func newTestServerWith(t *testing.T, edit func(*Options)) *testServer {
+	t.Helper()
 	db, err := pebblestore.Open(pebblestore.Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -79,8 +85,12 @@ func newTestServer(t *testing.T) *testServer {
 	svc := blob.New(db, blob.Options{SweepInterval: -1})
 	parts := partition.New(partition.Options{})
 	logs := &logBuffer{}
-	srv := New(Options{Service: svc, Accounts: []auth.Account{auth.DevAccount()}, Partitions: parts,
-		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))})
+	o := Options{Service: svc, Accounts: []auth.Account{auth.DevAccount()}, Partitions: parts,
+		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))}
+	if edit != nil {
+		edit(&o)
+	}
+	srv := New(o)
 	hs := srv.NewHTTPServer()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

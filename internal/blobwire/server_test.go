@@ -2,10 +2,12 @@ package blobwire
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tablo/tablo/internal/edge"
 	"github.com/tablo/tablo/internal/partition"
 )
 
@@ -53,6 +55,7 @@ func TestPartitionLayerSeesBlobRequests(t *testing.T) {
 	ts.ok(ts.do("DELETE", "/partc/c", ""), 202, "delete")                                                         // delete
 	ts.ok(ts.do("GET", "/partc?restype=container&comp=list", ""), 200, "list")                                    // table scan
 	ts.ok(ts.do("GET", "/partc?restype=container&comp=list&prefix=a", ""), 200, "list a")                         // partition range
+	ts.ok(ts.do("GET", "/partc?restype=container&comp=list&prefix=b", ""), 200, "list b")                         // partition range
 	ts.ok(ts.do("GET", "/partc?restype=container", ""), 200, "properties")                                        // other
 	ts.ok(ts.do("GET", "/?comp=list", ""), 200, "list containers")                                                // no container
 	ts.container("partw")
@@ -72,7 +75,7 @@ func TestPartitionLayerSeesBlobRequests(t *testing.T) {
 	if !ok {
 		t.Fatalf("container not in the partition layer's snapshot: %+v", views)
 	}
-	want := map[string]uint64{"insert": 3, "update": 2, "point-read": 3, "delete": 1, "table-scan": 1, "partition-range": 1, "other": 2}
+	want := map[string]uint64{"insert": 3, "update": 2, "point-read": 3, "delete": 1, "table-scan": 1, "partition-range": 2, "other": 2}
 	for k, n := range want {
 		if view.Kinds[k] != n {
 			t.Errorf("requests of kind %s: %d, want %d (all: %v)", k, view.Kinds[k], n, view.Kinds)
@@ -108,5 +111,45 @@ func TestRequestLogNamesResource(t *testing.T) {
 		if got[op] != res {
 			t.Errorf("%s logged resource %q, want %q (all: %v)", op, got[op], res, got)
 		}
+	}
+}
+
+// Request dates are judged by the server's clock (Options.Now): with a clock an hour ahead,
+// a request dated by the real clock is refused, one dated by the server's accepted.
+func TestServerClockJudgesRequestDates(t *testing.T) {
+	ahead := func() time.Time { return time.Now().Add(time.Hour) }
+	ts := newTestServerWith(t, func(o *Options) { o.Now = ahead })
+	ts.fails(ts.do("GET", "/?comp=list", ""), 403, "AuthenticationFailed", "request dated by the real clock")
+	ts.ok(ts.do("GET", "/?comp=list", "", "x-ms-date", ahead().UTC().Format(http.TimeFormat)), 200, "request dated by the server's clock")
+}
+
+// Service properties round-trip, their body is bounded, and the CORS rules they hold answer
+// preflight requests (which carry no credentials) and mark answers to allowed origins.
+func TestServicePropertiesAndCORS(t *testing.T) {
+	ts := newTestServer(t)
+	doc := `<?xml version="1.0" encoding="utf-8"?><StorageServiceProperties><Cors><CorsRule><AllowedOrigins>http://example.com</AllowedOrigins>` +
+		`<AllowedMethods>GET,PUT</AllowedMethods><MaxAgeInSeconds>60</MaxAgeInSeconds><ExposedHeaders>x-ms-*</ExposedHeaders>` +
+		`<AllowedHeaders>x-ms-*</AllowedHeaders></CorsRule></Cors></StorageServiceProperties>`
+	ts.ok(ts.do("PUT", "/?restype=service&comp=properties", doc), 202, "set properties")
+	if r := ts.ok(ts.do("GET", "/?restype=service&comp=properties", ""), 200, "get properties"); !strings.Contains(r.body, "<AllowedOrigins>http://example.com</AllowedOrigins>") {
+		t.Errorf("properties: %s", r.body)
+	}
+	padded := doc + strings.Repeat(" ", edge.MaxPropertiesBody-len(doc))
+	ts.ok(ts.do("PUT", "/?restype=service&comp=properties", padded), 202, "properties body at the limit")
+	ts.fails(ts.do("PUT", "/?restype=service&comp=properties", padded+" "), 413, "RequestBodyTooLarge", "properties body past the limit")
+	ts.fails(ts.do("PUT", "/?restype=service&comp=properties", padded+" ", "Transfer-Encoding", "chunked"), 413, "RequestBodyTooLarge", "chunked properties body past the limit")
+
+	ts.container("cors")
+	ts.putBlob("/cors/b", "x")
+	if r := ts.anon("OPTIONS", "/cors/b", "Origin", "http://example.com", "Access-Control-Request-Method", "PUT"); r.code != 200 ||
+		r.hdr("Access-Control-Allow-Origin") != "http://example.com" || r.hdr("Access-Control-Max-Age") != "60" {
+		t.Errorf("preflight: %s %v", r, r.h)
+	}
+	ts.fails(ts.anon("OPTIONS", "/cors/b", "Origin", "http://other.example", "Access-Control-Request-Method", "PUT"), 403, "CorsPreflightFailure", "preflight from another origin")
+	if r := ts.ok(ts.do("GET", "/cors/b", "", "Origin", "http://example.com"), 200, "read from an allowed origin"); r.hdr("Access-Control-Allow-Origin") != "http://example.com" {
+		t.Errorf("read from an allowed origin: %v", r.h)
+	}
+	if r := ts.ok(ts.do("GET", "/cors/b", "", "Origin", "http://other.example"), 200, "read from another origin"); r.hdr("Access-Control-Allow-Origin") != "" {
+		t.Errorf("read from another origin: %v", r.h)
 	}
 }
