@@ -37,6 +37,8 @@ type testServer struct {
 	svc   *blob.Service
 	parts *partition.Layer
 	log   *logBuffer
+	// pathAccount is the account segment of request paths ("": the account's own name).
+	pathAccount string
 }
 
 // logBuffer collects the server's log lines (JSON), safe for the server's goroutines.
@@ -149,7 +151,11 @@ func (ts *testServer) send(sign bool, method, target, body string, hv h) reply {
 	}
 	// The target goes on the request line as written (an undecodable one included).
 	p, q, _ := strings.Cut(target, "?")
-	req.URL.Opaque, req.URL.RawQuery = "/"+devAccount+p, q
+	acct := devAccount
+	if ts.pathAccount != "" {
+		acct = ts.pathAccount
+	}
+	req.URL.Opaque, req.URL.RawQuery = "/"+acct+p, q
 	if body == "" {
 		req.Body, req.ContentLength = nil, 0
 	} else {

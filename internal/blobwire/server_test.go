@@ -153,3 +153,15 @@ func TestServicePropertiesAndCORS(t *testing.T) {
 		t.Errorf("read from another origin: %v", r.h)
 	}
 }
+
+// Get Service Stats answers on the secondary endpoint only.
+func TestServiceStats(t *testing.T) {
+	ts := newTestServer(t)
+	sec := *ts
+	sec.pathAccount = devAccount + "-secondary"
+	r := sec.ok(sec.do("GET", "/?restype=service&comp=stats", ""), 200, "stats on the secondary")
+	if !strings.Contains(r.body, "<GeoReplication><Status>live</Status>") || r.hdr("Content-Type") != "application/xml" {
+		t.Errorf("stats: %s %v", r.body, r.h)
+	}
+	ts.fails(ts.do("GET", "/?restype=service&comp=stats", ""), 400, "InvalidQueryParameterValue", "stats on the primary")
+}
