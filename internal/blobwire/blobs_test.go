@@ -297,6 +297,14 @@ func TestConditionalReads(t *testing.T) {
 			}
 		}
 	}
+	// Last-Modified is the time of the write, to the second: a client revalidating with it
+	// as If-Modified-Since gets 304, with it as If-Unmodified-Since the blob.
+	lm := ts.ok(ts.do("HEAD", "/cond/b", ""), 200, "HEAD").hdr("Last-Modified")
+	if m, err := http.ParseTime(lm); err != nil || time.Since(m) > time.Hour || time.Until(m) > time.Hour {
+		t.Errorf("Last-Modified %q", lm)
+	}
+	ts.ok(ts.do("GET", "/cond/b", "", "If-Modified-Since", lm), 304, "If-Modified-Since its Last-Modified")
+	ts.ok(ts.do("GET", "/cond/b", "", "If-Unmodified-Since", lm), 200, "If-Unmodified-Since its Last-Modified")
 	ts.fails(ts.do("GET", "/cond/b", "", "x-ms-lease-id", leaseA), 412, "LeaseNotPresentWithBlobOperation", "read with a lease id, no lease")
 	ts.fails(ts.do("GET", "/cond/b?comp=metadata", "", "If-Match", `"0x1"`), 412, "ConditionNotMet", "metadata, If-Match")
 	ts.fails(ts.do("GET", "/cond/b?comp=metadata", "", "If-Match", `"0x1"`, "If-Modified-Since", "?"), 400, "InvalidHeaderValue", "metadata, bad date")

@@ -491,7 +491,16 @@ func TestContainerLease(t *testing.T) {
 	if r.hdr("x-ms-lease-id") != "" {
 		t.Errorf("release: lease id %q", r.hdr("x-ms-lease-id"))
 	}
-	ts.ok(ts.do("DELETE", "/clease?restype=container", ""), 202, "delete after release")
+	// Without a break period an infinite lease breaks at once.
+	ts.ok(lease("x-ms-lease-action", "acquire", "x-ms-lease-duration", "-1"), 201, "acquire again")
+	r = ts.ok(lease("x-ms-lease-action", "break"), 202, "break an infinite lease")
+	if r.hdr("x-ms-lease-time") != "0" {
+		t.Errorf("break an infinite lease: x-ms-lease-time %q", r.hdr("x-ms-lease-time"))
+	}
+	if r := ts.ok(ts.do("GET", "/clease?restype=container", ""), 200, "after the break"); r.hdr("x-ms-lease-state") != "broken" {
+		t.Errorf("after the break: lease state %q", r.hdr("x-ms-lease-state"))
+	}
+	ts.ok(ts.do("DELETE", "/clease?restype=container", ""), 202, "delete after the break")
 }
 
 // Get and Set Container ACL: the public access level and the policies round-trip; the body
