@@ -312,3 +312,21 @@ func TestConditionalReads(t *testing.T) {
 	ts.fails(ts.do("GET", "/cond/b?comp=metadata&snapshot=?", ""), 400, "InvalidQueryParameterValue", "metadata, bad snapshot")
 	ts.fails(ts.do("GET", "/cond/b?snapshot=2026-13-01T00:00:00Z", ""), 400, "InvalidQueryParameterValue", "get, bad snapshot")
 }
+
+// Bodies of unknown length (chunked) are read to their end by Put Blob, Put Block and
+// Append Block.
+func TestChunkedBodies(t *testing.T) {
+	ts := newTestServer(t)
+	ts.container("chk")
+	chunked := []string{"Transfer-Encoding", "chunked"}
+	ts.putBlob("/chk/b", "hello, chunked world", chunked...)
+	ts.ok(ts.do("PUT", "/chk/k?comp=block&blockid=QUFB", "a chunked block", chunked...), 201, "chunked block")
+	ts.ok(ts.do("PUT", "/chk/k?comp=blocklist", "<BlockList><Latest>QUFB</Latest></BlockList>"), 201, "commit")
+	ts.ok(ts.do("PUT", "/chk/a", "", "x-ms-blob-type", "AppendBlob"), 201, "append blob")
+	ts.ok(ts.do("PUT", "/chk/a?comp=appendblock", "a chunked append", chunked...), 201, "chunked append")
+	for path, want := range map[string]string{"/chk/b": "hello, chunked world", "/chk/k": "a chunked block", "/chk/a": "a chunked append"} {
+		if r := ts.ok(ts.do("GET", path, ""), 200, "read "+path); r.body != want {
+			t.Errorf("%s: %q, want %q", path, r.body, want)
+		}
+	}
+}
