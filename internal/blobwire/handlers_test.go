@@ -139,6 +139,11 @@ func (r reply) String() string {
 	return fmt.Sprintf("%d %s %q", r.code, r.errCode(), r.body)
 }
 
+// client is the tests' HTTP client. An answer that never ends (a server that promises a
+// body it does not send, or waits for one the client never sends) would hang a test: the
+// timeout turns that into a failure (a hang detector, not a timing check).
+var client = &http.Client{Timeout: time.Minute}
+
 // h is a list of header name/value pairs, in order.
 type h []string
 
@@ -183,7 +188,7 @@ func (ts *testServer) send(sign bool, method, target, body string, hv h) reply {
 			Account: devAccount, PathStyle: true, Service: auth.ServiceBlob,
 		}, auth.DevAccount().Keys[0]))
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		ts.t.Fatal(err)
 	}
