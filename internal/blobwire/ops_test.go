@@ -308,6 +308,7 @@ func TestCopyBlob(t *testing.T) {
 		"https://" + devAccount + ".blob.core.windows.net/cps/src",
 		"http://" + devAccount + "-secondary.blob.localhost" + port + "/cps/src",
 		"http://[::1]" + port + "/" + devAccount + "/cps/%73rc",
+		"http://192.168.0.9" + port + "/" + devAccount + "/cps/src", // any IP address: path style
 	} {
 		r := ts.do("PUT", "/cps/dst", "", "x-ms-copy-source", src, "x-ms-meta-d", "1", "x-ms-tags", "c=1", "x-ms-access-tier", "cool")
 		if r.code != 202 || r.hdr("x-ms-copy-status") != "success" || len(r.hdr("x-ms-copy-id")) != 36 || r.hdr("Etag") == "" {
