@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/tablo/tablo/internal/store"
 	"github.com/tablo/tablo/internal/store/postgres"
@@ -290,5 +291,105 @@ func TestDeleteLargeExtent(t *testing.T) {
 	}
 	if n := count(t, url, "tablo_extent_chunks") + count(t, url, "tablo_extents"); n != 0 {
 		t.Fatalf("%d rows left after deleting an extent of 65 chunks", n)
+	}
+}
+
+// TestExtentChunkFailureFailsUpload: a chunk whose statement fails (here: stuck behind
+// another session's uncommitted row past the statement timeout) fails the upload, even though
+// the chunks after it and the commit would go through; the extent is then not listed. Had
+// the failure been dropped, the extent would commit with a chunk missing.
+func TestExtentChunkFailureFailsUpload(t *testing.T) {
+	url := pgtest.URL(t)
+	db, err := postgres.Open(ctx, postgres.Options{URL: url, StatementTimeout: 300 * time.Millisecond, ReclaimInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	w, err := db.Extents().NewExtent(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	blocker, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blocker.Rollback(ctx)
+	// The writer's insert of chunk 1 waits for this transaction, which outlives the upload.
+	if _, err := blocker.Exec(ctx, `INSERT INTO tablo_extent_chunks (id, n, data) VALUES ($1, 1, 'x'::BYTEA)`, int64(w.ID())); err != nil {
+		t.Fatal(err)
+	}
+	data := pattern(3<<20+5, 3) // chunks 0..3: chunk 1 fails, 2 and 3 do not
+	var werr error
+	for p := data; len(p) > 0 && werr == nil; p = p[min(len(p), 1<<20):] {
+		_, werr = w.Write(p[:min(len(p), 1<<20)])
+	}
+	if werr == nil {
+		_, werr = w.Commit()
+	} else {
+		w.Abort()
+	}
+	if !errors.Is(werr, store.ErrTimeout) {
+		t.Fatalf("upload whose chunk 1 timed out: %v, want ErrTimeout", werr)
+	}
+	if err := blocker.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := listAll(t, db); len(got) != 0 {
+		t.Fatalf("extents listed after a failed upload: %v", got)
+	}
+}
+
+// TestServerTimeoutFiresFirst: a statement stuck past the statement timeout is stopped by
+// the server (SQLSTATE 57014), whose connection stays usable, not by the client's own
+// deadline, which is later by a margin; a client deadline first would drop the connection.
+func TestServerTimeoutFiresFirst(t *testing.T) {
+	url := pgtest.URL(t)
+	db, err := postgres.Open(ctx, postgres.Options{URL: url, StatementTimeout: 300 * time.Millisecond, ReclaimInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	w, err := db.Extents().NewExtent(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte("bytes")); err != nil {
+		t.Fatal(err)
+	}
+	id, err := w.Commit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	locker, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Rollback(ctx)
+	if _, err := locker.Exec(ctx, `SELECT 1 FROM tablo_extents WHERE id = $1 FOR UPDATE`, int64(id)); err != nil {
+		t.Fatal(err)
+	}
+	err = db.Extents().DeleteExtents(ctx, []uint64{id})
+	var pe *pgconn.PgError
+	if !errors.Is(err, store.ErrTimeout) || !errors.As(err, &pe) || pe.Code != "57014" {
+		t.Fatalf("delete behind a row lock: %v, want ErrTimeout from the server's statement timeout (57014)", err)
+	}
+	if err := locker.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Extents().DeleteExtents(ctx, []uint64{id}); err != nil {
+		t.Fatal(err)
+	}
+	if got := listAll(t, db); len(got) != 0 {
+		t.Fatalf("extents listed after the delete: %v", got)
 	}
 }
