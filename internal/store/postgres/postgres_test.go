@@ -514,8 +514,9 @@ func TestTxnSnapshotsDoNotExhaustThePool(t *testing.T) {
 
 // TestOpenDefaults: what Options leaves zero takes the documented default — a pool of
 // max(16, 8 × GOMAXPROCS) connections unless the URL sets pool_max_conns, a 10 s statement
-// timeout on the server, a 5 s connect timeout, the default abandon age — and a reclaim
-// interval that is set runs in the background.
+// timeout on the server, a 5 s connect timeout, the default abandon age, GOMAXPROCS/2 point
+// reads in flight (at least one) before they gather — and a reclaim interval that is set runs
+// in the background.
 func TestOpenDefaults(t *testing.T) {
 	url := pgtest.URL(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
@@ -537,6 +538,16 @@ func TestOpenDefaults(t *testing.T) {
 	if n := small.Pool().Config().MaxConns; n != 3 {
 		t.Errorf("pool_max_conns=3 gave %d connections", n)
 	}
+	if n := postgres.PointReadLimit(db); n != 2 {
+		t.Errorf("%d point reads in flight before they gather, want 2 (GOMAXPROCS 4)", n)
+	}
+	runtime.GOMAXPROCS(1)
+	one := open(t, url)
+	defer one.Close()
+	if n := postgres.PointReadLimit(one); n != 1 {
+		t.Errorf("%d point reads in flight before they gather, want 1 (GOMAXPROCS 1)", n)
+	}
+	runtime.GOMAXPROCS(4)
 
 	// An extent being written, untouched for a moment, is left alone by the default age.
 	w, err := db.Extents().NewExtent(ctx)
