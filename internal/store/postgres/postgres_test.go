@@ -359,10 +359,11 @@ func TestGetMany(t *testing.T) {
 	if want := `[0:"":false 1:"2":true 2:"":false 3:"":true]`; err != nil || fmt.Sprint(got) != want {
 		t.Fatalf("GetMany = %v (%v), want %s", got, err, want)
 	}
-	// Every count of keys, through both statements (point lookups, then k = ANY): even
-	// positions present, odd ones absent, in descending key order.
+	// Every count of keys, through both statements (point lookups, then k = ANY), past the
+	// 32 keys of the largest gathered statement: even positions present, odd ones absent, in
+	// descending key order.
 	err = db.Update(ctx, nil, func(tx store.Txn) error {
-		for i := 0; i < 20; i += 2 {
+		for i := 0; i < 40; i += 2 {
 			if err := tx.Set(fmt.Appendf(nil, "many/%02d", i), fmt.Appendf(nil, "v%d", i)); err != nil {
 				return err
 			}
@@ -372,7 +373,7 @@ func TestGetMany(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for n := 1; n <= 20; n++ {
+	for n := 1; n <= 40; n++ {
 		var ks [][]byte
 		var want []string
 		for i := n - 1; i >= 0; i-- {
