@@ -213,21 +213,39 @@ func TestRecoversFromLostConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	var killed int
-	err = conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'tablo_lost_connections' AND pid <> pg_backend_pid()`).Scan(&killed)
-	if err != nil || killed == 0 {
-		t.Fatalf("terminated %d backends: %v", killed, err)
+	// kill terminates the engine's backends and waits until the server has ended them.
+	kill := func() {
+		t.Helper()
+		const mine = `application_name = 'tablo_lost_connections' AND pid <> pg_backend_pid()`
+		var killed int
+		if err := conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE `+mine).Scan(&killed); err != nil || killed == 0 {
+			t.Fatalf("terminated %d backends: %v", killed, err)
+		}
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			var left int
+			if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE `+mine).Scan(&left); err != nil {
+				t.Fatal(err)
+			}
+			if left == 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d backends still there 30 s after they were terminated", left)
+			}
+		}
 	}
-	time.Sleep(50 * time.Millisecond)
+	kill()
 	if _, err := db.Get(ctx, []byte("k1")); err != nil {
 		t.Fatalf("Get after the connections died: %v", err)
 	}
-	if _, err := conn.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'tablo_lost_connections' AND pid <> pg_backend_pid()`); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(50 * time.Millisecond)
+	kill()
 	if err := set("after", "1"); err != nil {
 		t.Fatalf("Update after the connections died: %v", err)
+	}
+	kill()
+	n := 0
+	if err := db.Scan(ctx, nil, nil, func(k, v []byte) (bool, error) { n++; return true, nil }); err != nil || n != 9 {
+		t.Fatalf("Scan after the connections died: %d keys, %v", n, err)
 	}
 	if v, err := db.Get(ctx, []byte("after")); err != nil || string(v) != "1" {
 		t.Fatalf("Get(after) = %q, %v", v, err)
