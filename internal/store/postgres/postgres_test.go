@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/url"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -263,7 +265,11 @@ func TestUnavailable(t *testing.T) {
 	p := startProxy(t, target.Host)
 	via := *target
 	via.Host = p.addr
-	db := open(t, via.String())
+	warns := &warnCount{}
+	db, err := postgres.Open(ctx, postgres.Options{URL: via.String(), Logger: slog.New(warns), ReclaimInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer db.Close()
 	set := func(k string) error {
 		return db.Update(ctx, nil, func(tx store.Txn) error { return tx.Set([]byte(k), []byte("v")) })
@@ -278,8 +284,13 @@ func TestUnavailable(t *testing.T) {
 	if err := set("during"); !errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("Update during the outage: %v, want ErrUnavailable", err)
 	}
+	resets := warns.n.Load()
 	if err := db.Scan(ctx, nil, nil, func(k, v []byte) (bool, error) { return true, nil }); !errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("Scan during the outage: %v, want ErrUnavailable", err)
+	}
+	// Three attempts, the pool reset (and the reset logged) between them.
+	if n := warns.n.Load() - resets; n != 2 {
+		t.Fatalf("Scan during the outage reset the pool %d times, want 2 (three attempts)", n)
 	}
 	if err := db.Ping(ctx); !errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("Ping during the outage: %v, want ErrUnavailable", err)
@@ -292,6 +303,14 @@ func TestUnavailable(t *testing.T) {
 		t.Fatalf("Get after the outage: %q, %v", v, err)
 	}
 }
+
+// warnCount counts the engine's warnings (a lost connection, the pool reset).
+type warnCount struct{ n atomic.Int64 }
+
+func (w *warnCount) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+func (w *warnCount) Handle(context.Context, slog.Record) error    { w.n.Add(1); return nil }
+func (w *warnCount) WithAttrs([]slog.Attr) slog.Handler           { return w }
+func (w *warnCount) WithGroup(string) slog.Handler                { return w }
 
 // proxy forwards TCP connections to a target; stop closes the listener and every
 // connection, start listens again on the same address.
