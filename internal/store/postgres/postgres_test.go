@@ -705,3 +705,23 @@ func TestPointReadsSeeAcknowledgedWrites(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestLookupRefusesUnorderedKeys: a Txn's Lookup keys must be distinct and ascending; a
+// repeated or descending key is refused before anything is read.
+func TestLookupRefusesUnorderedKeys(t *testing.T) {
+	db := open(t, pgtest.URL(t))
+	defer db.Close()
+	for _, keys := range [][]string{{"a", "a"}, {"a", "b", "b"}, {"b", "a"}} {
+		bs := make([][]byte, len(keys))
+		for i, k := range keys {
+			bs[i] = []byte(k)
+		}
+		calls := 0
+		err := db.Update(ctx, nil, func(tx store.Txn) error {
+			return tx.Lookup(bs, store.ExpectPresent, func(int, []byte, bool) error { calls++; return nil })
+		})
+		if err == nil || calls != 0 {
+			t.Errorf("Lookup(%q): %v after %d calls, want a refusal before any", keys, err, calls)
+		}
+	}
+}
