@@ -393,3 +393,31 @@ func TestServerTimeoutFiresFirst(t *testing.T) {
 		t.Fatalf("extents listed after the delete: %v", got)
 	}
 }
+
+// TestDeleteExtentsRemovesEveryRow: deleting several extents in one call removes the rows of
+// each of them at once, not only the first (the rest would wait for the reclaimer).
+func TestDeleteExtentsRemovesEveryRow(t *testing.T) {
+	url := pgtest.URL(t)
+	db := openAbandon(t, url, time.Hour)
+	var ids []uint64
+	for i := range 3 {
+		w, err := db.Extents().NewExtent(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(pattern(1000*(i+1), byte(i))); err != nil {
+			t.Fatal(err)
+		}
+		id, err := w.Commit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := db.Extents().DeleteExtents(ctx, ids); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, url, "tablo_extent_chunks") + count(t, url, "tablo_extents"); n != 0 {
+		t.Fatalf("%d rows left after deleting 3 extents", n)
+	}
+}
