@@ -421,3 +421,41 @@ func TestDeleteExtentsRemovesEveryRow(t *testing.T) {
 		t.Fatalf("%d rows left after deleting 3 extents", n)
 	}
 }
+
+// TestListAndReclaimPastOneBatch: ListExtents and ReclaimExtents read the catalog 1000 rows
+// per statement; past the first batch, every committed extent is still listed once, in
+// order, and an unfinished one is still reclaimed. The rows are made by hand (empty extents).
+func TestListAndReclaimPastOneBatch(t *testing.T) {
+	url := pgtest.URL(t)
+	db := openAbandon(t, url, time.Hour)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	// Committed extents 1..1001; extents 1002..3001 being written (fresh: left alone), and
+	// 3002 marked deleting long ago, after two batches of the reclaimer's work list.
+	if _, err := conn.Exec(ctx, `INSERT INTO tablo_extents (id, state, size, touched)
+		SELECT i, CASE WHEN i <= 1001 THEN 1 WHEN i <= 3001 THEN 0 ELSE 2 END, 0,
+		CASE WHEN i = 3002 THEN now() - INTERVAL '1 hour' ELSE now() END FROM generate_series(1, 3002) AS i`); err != nil {
+		t.Fatal(err)
+	}
+	var listed []uint64
+	if err := db.Extents().ListExtents(ctx, func(id uint64, size int64) error { listed = append(listed, id); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(listed) != 1001 {
+		t.Fatalf("listed %d extents, want 1001", len(listed))
+	}
+	for i, id := range listed {
+		if id != uint64(i+1) {
+			t.Fatalf("listed extent %d at position %d", id, i)
+		}
+	}
+	if got, err := db.ReclaimExtents(ctx); err != nil || got != 1 {
+		t.Fatalf("reclaimed %d, %v; want the 1 marked deleting", got, err)
+	}
+	if left := count(t, url, "tablo_extents"); left != 3001 {
+		t.Fatalf("%d catalog rows left after reclaiming, want 3001", left)
+	}
+}
