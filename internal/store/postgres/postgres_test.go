@@ -725,3 +725,54 @@ func TestLookupRefusesUnorderedKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestTxnSnapshotReadsInsideUpdate: a snapshot taken inside an Update reads, while the
+// Update's function runs, what was committed before it (not the Update's own writes), a
+// missing key as missing, and a scan longer than one batch whole.
+func TestTxnSnapshotReadsInsideUpdate(t *testing.T) {
+	db := open(t, pgtest.URL(t))
+	defer db.Close()
+	const n = 300 // past the first scan batch (128)
+	err := db.Update(ctx, nil, func(tx store.Txn) error {
+		for i := range n {
+			if err := tx.Set(fmt.Appendf(nil, "s/%03d", i), fmt.Appendf(nil, "v%d", i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(ctx, nil, func(tx store.Txn) error {
+		if err := tx.Set([]byte("s/000"), []byte("own")); err != nil {
+			return err
+		}
+		snap, err := tx.Snapshot()
+		if err != nil {
+			return err
+		}
+		defer snap.Close()
+		if v, err := snap.Lookup([]byte("s/000")); err != nil || string(v) != "v0" {
+			return fmt.Errorf("Lookup(s/000) = %q, %v; want the committed v0", v, err)
+		}
+		if _, err := snap.Lookup([]byte("s/missing")); !errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("Lookup of a missing key: %v, want ErrNotFound", err)
+		}
+		i := 0
+		err = snap.Scan(ctx, []byte("s/"), []byte("s0"), func(k, v []byte) (bool, error) {
+			if want := fmt.Sprintf("s/%03d=v%d", i, i); string(k)+"="+string(v) != want {
+				return false, fmt.Errorf("row %d: %s=%s, want %s", i, k, v, want)
+			}
+			i++
+			return true, nil
+		})
+		if err != nil || i != n {
+			return fmt.Errorf("Scan read %d rows (%v), want %d", i, err, n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
