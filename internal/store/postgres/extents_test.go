@@ -459,3 +459,33 @@ func TestListAndReclaimPastOneBatch(t *testing.T) {
 		t.Fatalf("%d catalog rows left after reclaiming, want 3001", left)
 	}
 }
+
+// TestReadAfterCloseFails: a reader closed before the end of its range fails further reads
+// with an error, never io.EOF, which would pass the bytes read so far for the whole range.
+func TestReadAfterCloseFails(t *testing.T) {
+	db := openAbandon(t, pgtest.URL(t), time.Hour)
+	for _, size := range []int{100, 3<<20 + 5} { // in the first chunk; with chunks fetched ahead
+		w, err := db.Extents().NewExtent(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(pattern(size, 5)); err != nil {
+			t.Fatal(err)
+		}
+		id, err := w.Commit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := db.Extents().ReadExtent(ctx, id, 0, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(r, make([]byte, 10)); err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		if n, err := r.Read(make([]byte, 10)); n != 0 || err == nil || err == io.EOF {
+			t.Fatalf("extent of %d bytes: read after Close: %d, %v; want an error", size, n, err)
+		}
+	}
+}
