@@ -606,7 +606,9 @@ func TestOpenDefaults(t *testing.T) {
 	}
 	// A front end that reclaims at start and every 20 ms, after 1 ms, deletes it, and then
 	// one written after its first pass too.
-	eager, err := postgres.Open(ctx, postgres.Options{URL: url, AbandonAfter: time.Millisecond, ReclaimInterval: 20 * time.Millisecond})
+	logs := &reclaimLog{}
+	eager, err := postgres.Open(ctx, postgres.Options{URL: url, AbandonAfter: time.Millisecond, ReclaimInterval: 20 * time.Millisecond,
+		Logger: slog.New(logs)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -632,6 +634,44 @@ func TestOpenDefaults(t *testing.T) {
 		}
 	}
 	gone("an extent abandoned after its first pass")
+	// Each pass that reclaimed something said how many, at Info; the idle ones (most of
+	// them, 20 ms apart) said nothing; none warned.
+	if warned, reclaimed, idle := logs.get(); warned != 0 || reclaimed != 2 || idle != 0 {
+		t.Errorf("background reclaimer logged %d warnings, %d extents reclaimed, %d idle passes; want 0, 2, 0", warned, reclaimed, idle)
+	}
+}
+
+// reclaimLog counts the warnings and the extents the background reclaimer reports.
+type reclaimLog struct {
+	mu                      sync.Mutex
+	warned, reclaimed, idle int64
+}
+
+func (l *reclaimLog) Enabled(context.Context, slog.Level) bool { return true }
+func (l *reclaimLog) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if r.Level >= slog.LevelWarn {
+		l.warned++
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "extents" && r.Level == slog.LevelInfo {
+			l.reclaimed += a.Value.Int64()
+			if a.Value.Int64() == 0 {
+				l.idle++
+			}
+		}
+		return true
+	})
+	return nil
+}
+func (l *reclaimLog) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *reclaimLog) WithGroup(string) slog.Handler      { return l }
+
+func (l *reclaimLog) get() (warned, reclaimed, idle int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.warned, l.reclaimed, l.idle
 }
 
 // TestHasParam: a parameter set in a URL's query or a DSN is found wherever it stands, and a
