@@ -281,10 +281,15 @@ func TestUnavailable(t *testing.T) {
 	if _, err := db.Get(ctx, []byte("before")); !errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("Get during the outage: %v, want ErrUnavailable", err)
 	}
+	resets := warns.n.Load()
 	if err := set("during"); !errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("Update during the outage: %v, want ErrUnavailable", err)
 	}
-	resets := warns.n.Load()
+	// Retried three times on fresh connections (nothing was sent), the pool reset each time.
+	if n := warns.n.Load() - resets; n != 3 {
+		t.Fatalf("Update during the outage reset the pool %d times, want 3", n)
+	}
+	resets = warns.n.Load()
 	if err := db.Scan(ctx, nil, nil, func(k, v []byte) (bool, error) { return true, nil }); !errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("Scan during the outage: %v, want ErrUnavailable", err)
 	}
