@@ -821,3 +821,33 @@ func TestTxnSnapshotReadsInsideUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestScanLimitPastOneBatch: a limit larger than one scan batch (4096 rows) reads in a
+// snapshot, batch after batch, and stops at exactly the limit.
+func TestScanLimitPastOneBatch(t *testing.T) {
+	db := open(t, pgtest.URL(t))
+	defer db.Close()
+	const rows, limit = 4200, 4100
+	err := db.Update(ctx, nil, func(tx store.Txn) error {
+		for i := range rows {
+			if err := tx.Set(fmt.Appendf(nil, "r/%05d", i), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	err = store.ScanLimit(ctx, db, []byte("r/"), nil, limit, func(k, v []byte) (bool, error) {
+		if want := fmt.Sprintf("r/%05d", n); string(k) != want {
+			return false, fmt.Errorf("row %d is %s, want %s", n, k, want)
+		}
+		n++
+		return true, nil
+	})
+	if err != nil || n != limit {
+		t.Fatalf("ScanLimit(%d) read %d rows: %v", limit, n, err)
+	}
+}
