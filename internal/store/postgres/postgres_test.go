@@ -245,8 +245,21 @@ func TestRecoversFromLostConnections(t *testing.T) {
 		t.Fatalf("Update after the connections died: %v", err)
 	}
 	kill()
+	// An Update whose first statement is a read: the read fails on the dead connection, and
+	// the whole Update runs again on a fresh one.
+	err = db.Update(ctx, nil, func(tx store.Txn) error {
+		v, err := tx.Get([]byte("after"))
+		if err != nil {
+			return err
+		}
+		return tx.Set([]byte("copy"), v)
+	})
+	if err != nil {
+		t.Fatalf("Update reading first after the connections died: %v", err)
+	}
+	kill()
 	n := 0
-	if err := db.Scan(ctx, nil, nil, func(k, v []byte) (bool, error) { n++; return true, nil }); err != nil || n != 9 {
+	if err := db.Scan(ctx, nil, nil, func(k, v []byte) (bool, error) { n++; return true, nil }); err != nil || n != 10 {
 		t.Fatalf("Scan after the connections died: %d keys, %v", n, err)
 	}
 	if v, err := db.Get(ctx, []byte("after")); err != nil || string(v) != "1" {
@@ -849,5 +862,53 @@ func TestScanLimitPastOneBatch(t *testing.T) {
 	})
 	if err != nil || n != limit {
 		t.Fatalf("ScanLimit(%d) read %d rows: %v", limit, n, err)
+	}
+}
+
+// TestFailedReadFailsUpdate: a read that fails inside an Update (here: the table locked by
+// another session past the statement timeout) returns its error to the function, and the
+// Update fails with it and writes nothing, even when the function ignores the error.
+func TestFailedReadFailsUpdate(t *testing.T) {
+	url := pgtest.URL(t)
+	db, err := postgres.Open(ctx, postgres.Options{URL: url, StatementTimeout: 300 * time.Millisecond, ReclaimInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(ctx, nil, func(tx store.Txn) error { return tx.Set([]byte("k"), []byte("v")) }); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	locker, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Rollback(ctx)
+	if _, err := locker.Exec(ctx, `LOCK TABLE tablo_kv IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	var getErr error
+	err = db.Update(ctx, nil, func(tx store.Txn) error {
+		if err := tx.Set([]byte("x"), []byte("1")); err != nil {
+			return err
+		}
+		_, getErr = tx.Get([]byte("k"))
+		return nil // the function ignores the failure
+	})
+	if !errors.Is(getErr, store.ErrTimeout) {
+		t.Errorf("Get behind the lock: %v, want ErrTimeout", getErr)
+	}
+	if !errors.Is(err, store.ErrTimeout) {
+		t.Errorf("Update whose read failed: %v, want ErrTimeout", err)
+	}
+	if err := locker.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Get(ctx, []byte("x")); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the failed Update's write is there: %v", err)
 	}
 }
