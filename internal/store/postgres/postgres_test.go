@@ -322,6 +322,30 @@ func TestUnavailable(t *testing.T) {
 	}
 }
 
+// TestReclaimFailureWarned: a background reclaim pass that fails while the engine runs (the
+// database unreachable) is logged as a warning.
+func TestReclaimFailureWarned(t *testing.T) {
+	target, err := url.Parse(pgtest.URL(t))
+	if err != nil || target.Host == "" {
+		t.Skip("needs a postgres:// URL")
+	}
+	p := startProxy(t, target.Host)
+	via := *target
+	via.Host = p.addr
+	logs := &reclaimLog{}
+	db, err := postgres.Open(ctx, postgres.Options{URL: via.String(), Logger: slog.New(logs), ReclaimInterval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	p.stop()
+	for deadline := time.Now().Add(30 * time.Second); logs.failed() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no warning from the background reclaimer 30 s into an outage")
+		}
+	}
+}
+
 // warnCount counts the engine's warnings (a lost connection, the pool reset).
 type warnCount struct{ n atomic.Int64 }
 
@@ -661,8 +685,8 @@ func TestOpenDefaults(t *testing.T) {
 
 // reclaimLog counts the warnings and the extents the background reclaimer reports.
 type reclaimLog struct {
-	mu                      sync.Mutex
-	warned, reclaimed, idle int64
+	mu                             sync.Mutex
+	warned, reclaimed, idle, fails int64
 }
 
 func (l *reclaimLog) Enabled(context.Context, slog.Level) bool { return true }
@@ -671,6 +695,9 @@ func (l *reclaimLog) Handle(_ context.Context, r slog.Record) error {
 	defer l.mu.Unlock()
 	if r.Level >= slog.LevelWarn {
 		l.warned++
+		if r.Message == "postgres: reclaiming unfinished extents" {
+			l.fails++
+		}
 	}
 	r.Attrs(func(a slog.Attr) bool {
 		if a.Key == "extents" && r.Level == slog.LevelInfo {
@@ -911,4 +938,10 @@ func TestFailedReadFailsUpdate(t *testing.T) {
 	if _, err := db.Get(ctx, []byte("x")); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("the failed Update's write is there: %v", err)
 	}
+}
+
+func (l *reclaimLog) failed() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.fails
 }
