@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 	"testing"
 	"time"
 
@@ -300,7 +301,7 @@ func TestDeleteLargeExtent(t *testing.T) {
 // the failure been dropped, the extent would commit with a chunk missing.
 func TestExtentChunkFailureFailsUpload(t *testing.T) {
 	url := pgtest.URL(t)
-	db, err := postgres.Open(ctx, postgres.Options{URL: url, StatementTimeout: 300 * time.Millisecond, ReclaimInterval: -1})
+	db, err := postgres.Open(ctx, postgres.Options{URL: url, StatementTimeout: time.Second, ReclaimInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,15 +347,18 @@ func TestExtentChunkFailureFailsUpload(t *testing.T) {
 
 // TestServerTimeoutFiresFirst: a statement stuck past the statement timeout is stopped by
 // the server (SQLSTATE 57014), whose connection stays usable, not by the client's own
-// deadline, which is later by a margin; a client deadline first would drop the connection.
+// deadline, which a call's wait for a pooled connection must not eat into: here the engine's
+// only connection is held by an Update whose read waits behind a lock until its own statement
+// timeout, and only then does the Delete's statement start (and wait behind a row lock).
 func TestServerTimeoutFiresFirst(t *testing.T) {
 	url := pgtest.URL(t)
-	db, err := postgres.Open(ctx, postgres.Options{URL: url, StatementTimeout: 300 * time.Millisecond, ReclaimInterval: -1})
+	setup := openAbandon(t, url, time.Hour) // the default timeouts: set-up never times out
+	db, err := postgres.Open(ctx, postgres.Options{URL: url, MaxConns: 1, StatementTimeout: time.Second, ReclaimInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	w, err := db.Extents().NewExtent(ctx)
+	w, err := setup.Extents().NewExtent(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,13 +379,29 @@ func TestServerTimeoutFiresFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer locker.Rollback(ctx)
+	if _, err := locker.Exec(ctx, `LOCK TABLE tablo_kv IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := locker.Exec(ctx, `SELECT 1 FROM tablo_extents WHERE id = $1 FOR UPDATE`, int64(id)); err != nil {
 		t.Fatal(err)
 	}
+	holding, held := make(chan struct{}), make(chan error, 1)
+	var once sync.Once
+	go func() {
+		held <- db.Update(ctx, nil, func(tx store.Txn) error {
+			once.Do(func() { close(holding) })
+			_, err := tx.Get([]byte("k"))
+			return err
+		})
+	}()
+	<-holding
 	err = db.Extents().DeleteExtents(ctx, []uint64{id})
 	var pe *pgconn.PgError
 	if !errors.Is(err, store.ErrTimeout) || !errors.As(err, &pe) || pe.Code != "57014" {
 		t.Fatalf("delete behind a row lock: %v, want ErrTimeout from the server's statement timeout (57014)", err)
+	}
+	if err := <-held; !errors.Is(err, store.ErrTimeout) {
+		t.Fatalf("Update reading behind a table lock: %v, want ErrTimeout", err)
 	}
 	if err := locker.Rollback(ctx); err != nil {
 		t.Fatal(err)
@@ -389,7 +409,7 @@ func TestServerTimeoutFiresFirst(t *testing.T) {
 	if err := db.Extents().DeleteExtents(ctx, []uint64{id}); err != nil {
 		t.Fatal(err)
 	}
-	if got := listAll(t, db); len(got) != 0 {
+	if got := listAll(t, setup); len(got) != 0 {
 		t.Fatalf("extents listed after the delete: %v", got)
 	}
 }

@@ -897,12 +897,14 @@ func TestScanLimitPastOneBatch(t *testing.T) {
 // Update fails with it and writes nothing, even when the function ignores the error.
 func TestFailedReadFailsUpdate(t *testing.T) {
 	url := pgtest.URL(t)
-	db, err := postgres.Open(ctx, postgres.Options{URL: url, StatementTimeout: 300 * time.Millisecond, ReclaimInterval: -1})
+	setup := open(t, url) // the default timeouts: set-up and checks never time out
+	defer setup.Close()
+	db, err := postgres.Open(ctx, postgres.Options{URL: url, StatementTimeout: time.Second, ReclaimInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := db.Update(ctx, nil, func(tx store.Txn) error { return tx.Set([]byte("k"), []byte("v")) }); err != nil {
+	if err := setup.Update(ctx, nil, func(tx store.Txn) error { return tx.Set([]byte("k"), []byte("v")) }); err != nil {
 		t.Fatal(err)
 	}
 	conn, err := pgx.Connect(ctx, url)
@@ -935,7 +937,7 @@ func TestFailedReadFailsUpdate(t *testing.T) {
 	if err := locker.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Get(ctx, []byte("x")); !errors.Is(err, store.ErrNotFound) {
+	if _, err := setup.Get(ctx, []byte("x")); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("the failed Update's write is there: %v", err)
 	}
 }
