@@ -297,10 +297,36 @@ func TestConditionalReads(t *testing.T) {
 			}
 		}
 	}
+	// Last-Modified is the time of the write, to the second: a client revalidating with it
+	// as If-Modified-Since gets 304, with it as If-Unmodified-Since the blob.
+	lm := ts.ok(ts.do("HEAD", "/cond/b", ""), 200, "HEAD").hdr("Last-Modified")
+	if m, err := http.ParseTime(lm); err != nil || time.Since(m) > time.Hour || time.Until(m) > time.Hour {
+		t.Errorf("Last-Modified %q", lm)
+	}
+	ts.ok(ts.do("GET", "/cond/b", "", "If-Modified-Since", lm), 304, "If-Modified-Since its Last-Modified")
+	ts.ok(ts.do("GET", "/cond/b", "", "If-Unmodified-Since", lm), 200, "If-Unmodified-Since its Last-Modified")
 	ts.fails(ts.do("GET", "/cond/b", "", "x-ms-lease-id", leaseA), 412, "LeaseNotPresentWithBlobOperation", "read with a lease id, no lease")
 	ts.fails(ts.do("GET", "/cond/b?comp=metadata", "", "If-Match", `"0x1"`), 412, "ConditionNotMet", "metadata, If-Match")
 	ts.fails(ts.do("GET", "/cond/b?comp=metadata", "", "If-Match", `"0x1"`, "If-Modified-Since", "?"), 400, "InvalidHeaderValue", "metadata, bad date")
 	ts.fails(ts.do("GET", "/cond/none?comp=metadata", ""), 404, "BlobNotFound", "metadata of a missing blob")
 	ts.fails(ts.do("GET", "/cond/b?comp=metadata&snapshot=?", ""), 400, "InvalidQueryParameterValue", "metadata, bad snapshot")
 	ts.fails(ts.do("GET", "/cond/b?snapshot=2026-13-01T00:00:00Z", ""), 400, "InvalidQueryParameterValue", "get, bad snapshot")
+}
+
+// Bodies of unknown length (chunked) are read to their end by Put Blob, Put Block and
+// Append Block.
+func TestChunkedBodies(t *testing.T) {
+	ts := newTestServer(t)
+	ts.container("chk")
+	chunked := []string{"Transfer-Encoding", "chunked"}
+	ts.putBlob("/chk/b", "hello, chunked world", chunked...)
+	ts.ok(ts.do("PUT", "/chk/k?comp=block&blockid=QUFB", "a chunked block", chunked...), 201, "chunked block")
+	ts.ok(ts.do("PUT", "/chk/k?comp=blocklist", "<BlockList><Latest>QUFB</Latest></BlockList>"), 201, "commit")
+	ts.ok(ts.do("PUT", "/chk/a", "", "x-ms-blob-type", "AppendBlob"), 201, "append blob")
+	ts.ok(ts.do("PUT", "/chk/a?comp=appendblock", "a chunked append", chunked...), 201, "chunked append")
+	for path, want := range map[string]string{"/chk/b": "hello, chunked world", "/chk/k": "a chunked block", "/chk/a": "a chunked append"} {
+		if r := ts.ok(ts.do("GET", path, ""), 200, "read "+path); r.body != want {
+			t.Errorf("%s: %q, want %q", path, r.body, want)
+		}
+	}
 }

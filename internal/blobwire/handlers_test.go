@@ -2,13 +2,17 @@ package blobwire
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,19 +32,67 @@ const devAccount = "devstoreaccount1"
 
 // testServer is a Blob server over a fresh store, listening on loopback.
 type testServer struct {
-	t    *testing.T
-	base string // http://127.0.0.1:port/devstoreaccount1
-	svc  *blob.Service
+	t     *testing.T
+	base  string // http://127.0.0.1:port/devstoreaccount1
+	svc   *blob.Service
+	parts *partition.Layer
+	log   *logBuffer
+	// pathAccount is the account segment of request paths ("": the account's own name).
+	pathAccount string
+}
+
+// logBuffer collects the server's log lines (JSON), safe for the server's goroutines.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// lines returns the log records written so far.
+func (l *logBuffer) lines(t *testing.T) []map[string]any {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []map[string]any
+	for _, line := range bytes.Split(bytes.TrimSpace(l.b.Bytes()), []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("log line %s: %v", line, err)
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 func newTestServer(t *testing.T) *testServer {
+	t.Helper()
+	return newTestServerWith(t, nil)
+}
+
+// newTestServerWith is newTestServer with the server's options edited by edit.
+func newTestServerWith(t *testing.T, edit func(*Options)) *testServer {
 	t.Helper()
 	db, err := pebblestore.Open(pebblestore.Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	svc := blob.New(db, blob.Options{SweepInterval: -1})
-	srv := New(Options{Service: svc, Accounts: []auth.Account{auth.DevAccount()}, Partitions: partition.New(partition.Options{})})
+	parts := partition.New(partition.Options{})
+	logs := &logBuffer{}
+	o := Options{Service: svc, Accounts: []auth.Account{auth.DevAccount()}, Partitions: parts,
+		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))}
+	if edit != nil {
+		edit(&o)
+	}
+	srv := New(o)
 	hs := srv.NewHTTPServer()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -57,8 +109,14 @@ func newTestServer(t *testing.T) *testServer {
 		<-served
 		svc.Close()
 		db.Close()
+		// A recovered panic or any 5xx is logged at Error level: no test here expects one.
+		for _, m := range logs.lines(t) {
+			if m["level"] == "ERROR" {
+				t.Errorf("server logged an error: %v", m)
+			}
+		}
 	})
-	return &testServer{t: t, base: "http://" + ln.Addr().String() + "/" + devAccount, svc: svc}
+	return &testServer{t: t, base: "http://" + ln.Addr().String() + "/" + devAccount, svc: svc, parts: parts, log: logs}
 }
 
 // reply is what a client read back.
@@ -66,6 +124,9 @@ type reply struct {
 	code int
 	h    http.Header
 	body string
+	// close: the server closes the connection after this answer (Connection: close, which
+	// Go's client takes out of the headers).
+	close bool
 }
 
 // hdr reads a response header.
@@ -77,6 +138,11 @@ func (r reply) errCode() string { return r.h.Get("x-ms-error-code") }
 func (r reply) String() string {
 	return fmt.Sprintf("%d %s %q", r.code, r.errCode(), r.body)
 }
+
+// client is the tests' HTTP client. An answer that never ends (a server that promises a
+// body it does not send, or waits for one the client never sends) would hang a test: the
+// timeout turns that into a failure (a hang detector, not a timing check).
+var client = &http.Client{Timeout: time.Minute}
 
 // h is a list of header name/value pairs, in order.
 type h []string
@@ -90,7 +156,11 @@ func (ts *testServer) send(sign bool, method, target, body string, hv h) reply {
 	}
 	// The target goes on the request line as written (an undecodable one included).
 	p, q, _ := strings.Cut(target, "?")
-	req.URL.Opaque, req.URL.RawQuery = "/"+devAccount+p, q
+	acct := devAccount
+	if ts.pathAccount != "" {
+		acct = ts.pathAccount
+	}
+	req.URL.Opaque, req.URL.RawQuery = "/"+acct+p, q
 	if body == "" {
 		req.Body, req.ContentLength = nil, 0
 	} else {
@@ -118,7 +188,7 @@ func (ts *testServer) send(sign bool, method, target, body string, hv h) reply {
 			Account: devAccount, PathStyle: true, Service: auth.ServiceBlob,
 		}, auth.DevAccount().Keys[0]))
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		ts.t.Fatal(err)
 	}
@@ -127,7 +197,7 @@ func (ts *testServer) send(sign bool, method, target, body string, hv h) reply {
 	if err != nil {
 		ts.t.Fatal(err)
 	}
-	return reply{code: resp.StatusCode, h: resp.Header, body: string(b)}
+	return reply{code: resp.StatusCode, h: resp.Header, body: string(b), close: resp.Close}
 }
 
 // do sends a request signed with the account key.
@@ -426,7 +496,16 @@ func TestContainerLease(t *testing.T) {
 	if r.hdr("x-ms-lease-id") != "" {
 		t.Errorf("release: lease id %q", r.hdr("x-ms-lease-id"))
 	}
-	ts.ok(ts.do("DELETE", "/clease?restype=container", ""), 202, "delete after release")
+	// Without a break period an infinite lease breaks at once.
+	ts.ok(lease("x-ms-lease-action", "acquire", "x-ms-lease-duration", "-1"), 201, "acquire again")
+	r = ts.ok(lease("x-ms-lease-action", "break"), 202, "break an infinite lease")
+	if r.hdr("x-ms-lease-time") != "0" {
+		t.Errorf("break an infinite lease: x-ms-lease-time %q", r.hdr("x-ms-lease-time"))
+	}
+	if r := ts.ok(ts.do("GET", "/clease?restype=container", ""), 200, "after the break"); r.hdr("x-ms-lease-state") != "broken" {
+		t.Errorf("after the break: lease state %q", r.hdr("x-ms-lease-state"))
+	}
+	ts.ok(ts.do("DELETE", "/clease?restype=container", ""), 202, "delete after the break")
 }
 
 // Get and Set Container ACL: the public access level and the policies round-trip; the body
@@ -521,7 +600,7 @@ func (ts *testServer) head(method, target string, length int64, hv ...string) re
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	return reply{code: resp.StatusCode, h: resp.Header, body: string(body)}
+	return reply{code: resp.StatusCode, h: resp.Header, body: string(body), close: resp.Close}
 }
 
 // Put Blob's and Put Block's size limits by x-ms-version, exactly at each limit and one byte

@@ -110,6 +110,13 @@ func TestPageAnswers(t *testing.T) {
 	if got := pages("", "Range", "bytes=0-1023"); got != "<PageRange><Start>0</Start><End>511</End></PageRange>" {
 		t.Errorf("page ranges to 1023: %s", got)
 	}
+	// A range ends where it says: exactly a written range, and a cleared one between two.
+	if got := pages("", "x-ms-range", "bytes=1536-2047"); got != "<PageRange><Start>1536</Start><End>2047</End></PageRange>" {
+		t.Errorf("page ranges 1536-2047: %s", got)
+	}
+	if got := pages("", "x-ms-range", "bytes=512-1023"); got != "" {
+		t.Errorf("page ranges 512-1023: %s", got)
+	}
 	ts.fails(ts.do("GET", "/pgs/p?comp=pagelist", "", "x-ms-range", "bytes=-512"), 416, "InvalidPageRange", "page ranges, suffix range")
 	ts.fails(ts.do("GET", "/pgs/p?comp=pagelist", "", "x-ms-range", "bytes=9-1"), 416, "InvalidPageRange", "page ranges, bad range")
 	ts.fails(ts.do("GET", "/pgs/p?comp=pagelist", "", "If-Match", `"0x1"`), 412, "ConditionNotMet", "page ranges, If-Match")
@@ -301,6 +308,7 @@ func TestCopyBlob(t *testing.T) {
 		"https://" + devAccount + ".blob.core.windows.net/cps/src",
 		"http://" + devAccount + "-secondary.blob.localhost" + port + "/cps/src",
 		"http://[::1]" + port + "/" + devAccount + "/cps/%73rc",
+		"http://192.168.0.9" + port + "/" + devAccount + "/cps/src", // any IP address: path style
 	} {
 		r := ts.do("PUT", "/cps/dst", "", "x-ms-copy-source", src, "x-ms-meta-d", "1", "x-ms-tags", "c=1", "x-ms-access-tier", "cool")
 		if r.code != 202 || r.hdr("x-ms-copy-status") != "success" || len(r.hdr("x-ms-copy-id")) != 36 || r.hdr("Etag") == "" {

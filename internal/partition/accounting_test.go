@@ -107,8 +107,11 @@ func TestFinishRecordsOutcome(t *testing.T) {
 	if r, d := perTickCount(tv.Rates.ReadEntities), perTickCount(tv.Rates.Demand); r != 11 || d != 16 {
 		t.Errorf("table read %v entities with demand %v, want 11 and 16", r, d)
 	}
-	if r := perTickCount(tv.Ranges[0].Rates.ReadEntities); r != 11 {
-		t.Errorf("range read %v entities, want 11", r)
+	if r, d := perTickCount(tv.Ranges[0].Rates.ReadEntities), perTickCount(tv.Ranges[0].Rates.Demand); r != 11 || d != 16 {
+		t.Errorf("range read %v entities with demand %v, want 11 and 16", r, d)
+	}
+	if sv := s.Servers[tv.Ranges[0].Server]; perTickCount(sv.Rates.Demand) != 16 {
+		t.Errorf("server demand %v, want 16", perTickCount(sv.Rates.Demand))
 	}
 	if len(tv.Partitions) != 1 || tv.Partitions[0].Key != "k" || perTickCount(tv.Partitions[0].Rates.ReadEntities) != 11 {
 		t.Errorf("partitions %+v, want k with 11 entities read", tv.Partitions)

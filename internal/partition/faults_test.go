@@ -254,3 +254,18 @@ func TestFaultServiceAndKind(t *testing.T) {
 		}
 	}
 }
+
+// op=read matches every kind that reads (point reads, queries, Get Messages) and neither
+// writes nor account- and container-level requests.
+func TestFaultReadMatchesReadsOnly(t *testing.T) {
+	fs, err := ParseFaults("fault=busy every=1 op=read")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := KindOther; k < numKinds; k++ {
+		want := k != KindOther && !k.Write()
+		if got := fs.rules[0].matches(&Op{Service: Table, Container: "c", Key: "k", Kind: k}); got != want {
+			t.Errorf("op=read matches %v: %v, want %v", k, got, want)
+		}
+	}
+}

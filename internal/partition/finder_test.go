@@ -101,6 +101,20 @@ func TestFinderCountsSides(t *testing.T) {
 	}
 }
 
+// A query whose span ends exactly at a sample's key reads a partition on each side of it: it
+// counts across the sample, not left of it.
+func TestFinderQueryEndingAtSample(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 8))
+	f := finder{n: 1 << 50}
+	f.samples[0] = splitSample{key: "d"}
+	f.record(rnd, "c", "d", false) // across
+	f.record(rnd, "a", "c", false) // left
+	f.record(rnd, "d", "d", false) // right
+	if want := (splitSample{"d", 1, 1, 1}); f.samples[0] != want {
+		t.Fatalf("sample %+v, want %+v", f.samples[0], want)
+	}
+}
+
 // key picks the sample with the lowest imbalance plus share of spanning requests among those
 // seen by at least finderMinCount requests, whose imbalance is under finderMaxImbalance and
 // whose spanning share is under finderMaxContained.

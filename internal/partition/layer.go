@@ -232,6 +232,9 @@ type Ticket struct {
 	refused  bool
 	key      string // the op's partition key, to tell whether entry still tracks it
 	drop     bool   // the op deletes its container: forget it once that succeeds
+	// applied: the op succeeded (AfterFault was asked about its reply), whatever an
+	// after-fault then made of the reply the client gets.
+	applied bool
 }
 
 // Admit decides about op before the service runs it and records its demand. now is the
@@ -403,9 +406,11 @@ func (l *Layer) refuse(tk *Ticket, r reason, acct *accountState) {
 	}
 }
 
-// AfterFault says what happens to the reply of an operation that has run: answer err
-// instead (the reply is lost), drop the connection, or delay the reply. All zero: send it.
+// AfterFault says what happens to the reply of an operation that has succeeded (call it
+// only for those): answer err instead (the reply is lost), drop the connection, or delay
+// the reply. All zero: send it.
 func (l *Layer) AfterFault(tk *Ticket) (drop bool, delay time.Duration, err error) {
+	tk.applied = true
 	if tk.after == nil || tk.refused {
 		return false, 0, nil
 	}
@@ -422,11 +427,14 @@ func (l *Layer) Finish(tk *Ticket, r Result) {
 	lat := r.Now.Sub(tk.start)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	// Whether the op succeeded decides what the layer keeps of its table, not the reply an
+	// after-fault may have dropped or replaced: a deleted table is gone either way.
+	ok := tk.applied || r.Status > 0 && r.Status < 300
 	switch {
-	case tk.drop && !tk.refused && r.Status > 0 && r.Status < 300:
+	case tk.drop && !tk.refused && ok:
 		l.forget(tk.tbl)
 		return
-	case r.Status > 0 && r.Status < 300:
+	case ok:
 		tk.tbl.succeeded = true
 	case r.Status == 404 && !tk.tbl.succeeded:
 		// Requests for a table that does not exist leave nothing behind.

@@ -369,3 +369,86 @@ func TestQueryRangeNamesBounded(t *testing.T) {
 		t.Fatalf("ranges %q (%d of them), want %q", tk.Ranges, tk.RangeCount, want)
 	}
 }
+
+// What the layer keeps of a table follows whether its requests succeeded, not the reply an
+// after-fault made of them: an insert whose reply was dropped or replaced shows the table
+// exists (a later 404 of a missing entity keeps its state), and a Delete Table whose reply
+// was dropped or replaced forgets it, ranges and all, so that a table created again under
+// its name starts afresh.
+func TestAfterFaultSuccessCounts(t *testing.T) {
+	for _, spec := range []string{"fault=drop every=1 when=after", "fault=internal every=1 when=after"} {
+		fs, err := ParseFaults(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := New(Options{})
+		l.SetFaults(fs)
+		// run admits op and finishes it as the wire packages do: a success (ok) asks for
+		// the after-fault, which turns the reply into no answer (status 0) or its error.
+		run := func(op Op, ok int) {
+			op.Service, op.Account, op.Container = Table, "acct", "t"
+			tk := l.Admit(&op, t0)
+			status := ok
+			if ok < 300 {
+				drop, _, ferr := l.AfterFault(&tk)
+				switch {
+				case drop:
+					status = 0
+				case ferr != nil:
+					status = azerr.From(ferr).Status()
+				}
+			}
+			l.Finish(&tk, Result{Status: status, Now: t0})
+		}
+		run(Op{Key: "k", Kind: KindInsert, Entities: 1}, 201)
+		run(Op{Key: "gone", Kind: KindPointRead}, 404)
+		if len(l.tables) != 1 {
+			t.Fatalf("%s: a table whose insert succeeded was forgotten on a missing entity's 404", spec)
+		}
+		run(Op{Kind: KindOther, DeleteContainer: true}, 204)
+		s := l.Snapshot(t0, 1)
+		if len(l.tables) != 0 || len(s.Tables) != 0 {
+			t.Fatalf("%s: a deleted table is still tracked: %+v", spec, s.Tables)
+		}
+		for _, sv := range s.Servers {
+			if sv.Ranges != 0 {
+				t.Fatalf("%s: server %d still holds %d ranges", spec, sv.ID, sv.Ranges)
+			}
+		}
+	}
+}
+
+// Requests for a table that does not exist leave nothing behind, those a fault refused by
+// dropping their connection (no status) included.
+func TestMissingTableForgottenAfterDroppedRequests(t *testing.T) {
+	fs, err := ParseFaults("fault=drop every=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := New(Options{})
+	l.SetFaults(fs)
+	op := Op{Service: Table, Account: "acct", Container: "nope", Key: "k", Kind: KindPointRead}
+	tk := l.Admit(&op, t0)
+	if !tk.Drop {
+		t.Fatalf("the fault did not drop the request: %+v", tk)
+	}
+	l.Finish(&tk, Result{Status: 0, Now: t0})
+	l.SetFaults(nil)
+	tk = l.Admit(&op, t0)
+	l.Finish(&tk, Result{Status: 404, Now: t0})
+	if len(l.tables) != 0 {
+		t.Fatalf("a missing table is tracked after a dropped request and a 404: %d tables", len(l.tables))
+	}
+}
+
+// The event log keeps the last maxEvents splits and moves, oldest first.
+func TestEventLogBounded(t *testing.T) {
+	l := New(Options{})
+	for i := range maxEvents + 3 {
+		l.event(Event{Tick: t0.Unix() + int64(i), Kind: "split", Range: fmt.Sprintf("r%d", i)})
+	}
+	ev := l.Snapshot(t0, 1).Events
+	if len(ev) != maxEvents || ev[0].Range != "r3" || ev[len(ev)-1].Range != fmt.Sprintf("r%d", maxEvents+2) {
+		t.Fatalf("%d events, from %s to %s; want %d, from r3 to r%d", len(ev), ev[0].Range, ev[len(ev)-1].Range, maxEvents, maxEvents+2)
+	}
+}

@@ -62,6 +62,20 @@ func TestHotterRangeMoves(t *testing.T) {
 		if tb.ranges[0].server == tb.ranges[1].server {
 			t.Fatalf("loads %v: both ranges still on s%d", c.loads, tb.ranges[0].server)
 		}
+		// Each server counts the ranges it holds after the move, and the moved range is
+		// offline for the move period (one tick) from the tick it moved.
+		ev := l.events[0]
+		for k := int64(0); k <= 1; k++ {
+			s := l.Snapshot(time.Unix(ev.Tick+k, 0), 1)
+			if s.Servers[0].Ranges != 1 || s.Servers[ev.To].Ranges != 1 {
+				t.Fatalf("loads %v: s0 holds %d ranges and s%d %d, want 1 each", c.loads, s.Servers[0].Ranges, ev.To, s.Servers[ev.To].Ranges)
+			}
+			for _, r := range s.Tables[0].Ranges {
+				if r.Name == c.moved && r.Offline != (k == 0) {
+					t.Fatalf("loads %v: %d ticks after the move, range %+v, want offline only in the move's tick", c.loads, k, r)
+				}
+			}
+		}
 	}
 }
 

@@ -184,3 +184,13 @@ func TestLatencyPercentiles(t *testing.T) {
 		}
 	}
 }
+
+// The terminal view shows a hot partition's demand as a percentage of its target.
+func TestWriteTextOfTarget(t *testing.T) {
+	s := Snapshot{Hottest: []PartitionView{{Key: "k", Table: "t", OfTarget: 1.5}}}
+	var b bytes.Buffer
+	WriteText(&b, &s)
+	if out := b.String(); !strings.Contains(out, "150%") {
+		t.Errorf("a partition at 1.5 times its target is not shown at 150%%:\n%s", out)
+	}
+}

@@ -181,3 +181,37 @@ func TestExpiredAtExpirationTime(t *testing.T) {
 		t.Errorf("get at expiry: %+v %v", got, err)
 	}
 }
+
+// Every visibility timeout at its edge is accepted: a Get's 1 second and 7 days, an
+// Update's 0 and 7 days; the message is hidden for exactly that long.
+func TestVisibilityTimeoutEdgesAccepted(t *testing.T) {
+	s, clk := newService(t, true)
+	mustCreate(t, s, "vt-edges")
+	if _, err := s.PutMessage(ctx, acct, "vt-edges", "x", 0, -1); err != nil {
+		t.Fatal(err)
+	}
+	for _, vt := range []int64{1, MaxVisibilityTimeout} {
+		got, err := s.GetMessages(ctx, acct, "vt-edges", 1, vt)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("get with visibilitytimeout %d: %+v %v", vt, got, err)
+		}
+		if d := got[0].NextVisible.Sub(clk.now()); d < time.Duration(vt)*time.Second || d > time.Duration(vt)*time.Second+time.Millisecond {
+			t.Fatalf("get with visibilitytimeout %d: visible again in %v", vt, d)
+		}
+		clk.ns.Store(got[0].NextVisible.UnixNano())
+	}
+	for _, vt := range []int64{MaxVisibilityTimeout, 0} {
+		got, err := s.GetMessages(ctx, acct, "vt-edges", 1, 30)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("get: %+v %v", got, err)
+		}
+		up, err := s.UpdateMessage(ctx, acct, "vt-edges", got[0].ID, got[0].PopReceipt, nil, vt)
+		if err != nil {
+			t.Fatalf("update with visibilitytimeout %d: %v", vt, err)
+		}
+		if d := up.NextVisible.Sub(clk.now()); d < time.Duration(vt)*time.Second || d > time.Duration(vt)*time.Second+time.Millisecond {
+			t.Fatalf("update with visibilitytimeout %d: visible again in %v", vt, d)
+		}
+		clk.ns.Store(up.NextVisible.UnixNano())
+	}
+}

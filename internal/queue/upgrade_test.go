@@ -1,14 +1,17 @@
 package queue
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/binary"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/keys"
 	"github.com/tablo/tablo/internal/store"
+	pebblestore "github.com/tablo/tablo/internal/store/pebble"
 )
 
 // countKeys counts the keys under prefix.
@@ -123,11 +126,16 @@ func TestExpiryFollowsMovedMessage(t *testing.T) {
 
 // A queue of more messages than one upgrade transaction moves is moved whole.
 func TestEarlierLayoutUpgradedInBatches(t *testing.T) {
-	s, _ := newService(t, true)
+	db, err := pebblestore.Open(pebblestore.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &updateCounter{Store: db}
+	s, _ := newServiceOn(t, c)
 	mustCreate(t, s, "big")
 	e, _ := s.resolve(ctx, acct, "big")
 	now := s.clock()
-	const n = 2*upgradeBatch + 345
+	const n = 2*upgradeBatch + 1 // one message more than two full transactions
 	if err := s.st.Update(ctx, nil, func(tx store.Txn) error {
 		for i := range uint64(n) {
 			m := &message{seq: 100 + i, inserted: now, expires: neverExpires, visibleAt: now, text: "m"}
@@ -143,8 +151,13 @@ func TestEarlierLayoutUpgradedInBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.DropCaches()
+	c.updates.Store(0)
 	if _, err := s.PeekMessages(ctx, acct, "big", 1); err != nil {
 		t.Fatal(err)
+	}
+	// One transaction per upgradeBatch messages.
+	if got := c.updates.Load(); got != (n+upgradeBatch-1)/upgradeBatch {
+		t.Fatalf("moved in %d transactions, want %d", got, (n+upgradeBatch-1)/upgradeBatch)
 	}
 	if got := countKeys(t, s, keys.QueueMessagePrefix(e.id)); got != 0 {
 		t.Fatalf("%d message keys of the earlier layout remain", got)
@@ -152,4 +165,15 @@ func TestEarlierLayoutUpgradedInBatches(t *testing.T) {
 	if got := countKeys(t, s, keys.QueueVisiblePrefix(e.id)); got != n {
 		t.Fatalf("%d messages after the upgrade, want %d", got, n)
 	}
+}
+
+// updateCounter is a real store that counts its transactions.
+type updateCounter struct {
+	store.Store
+	updates atomic.Int64
+}
+
+func (c *updateCounter) Update(ctx context.Context, locks []store.Lock, fn func(store.Txn) error) error {
+	c.updates.Add(1)
+	return c.Store.Update(ctx, locks, fn)
 }

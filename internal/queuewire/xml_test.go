@@ -114,7 +114,8 @@ func TestCommonShapeReader(t *testing.T) {
 			printable = append(printable, c)
 		}
 	}
-	texts := []string{"", "a", " ", "\t\n", string(printable), "&lt;x&gt;", "&amp;", "a&#34;b&#39;c&quot;d&apos;", "&#x9;&#xA;&#xD;", "x&lt;"}
+	texts := []string{"", "a", " ", "\t\n", string(printable), "&lt;x&gt;", "&amp;", "a&#34;b&#39;c&quot;d&apos;", "&#x9;&#xA;&#xD;", "x&lt;",
+		string(printable) + "\t\n&amp;"} // every printable byte beside an entity too
 	for _, decl := range append([]string{""}, func() []string {
 		var ds []string
 		for _, d := range commonDecls {

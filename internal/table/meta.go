@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/keys"
 	"github.com/tablo/tablo/internal/store"
 )
@@ -31,23 +32,32 @@ func (s *Service) TableMeta(ctx context.Context, account, tableName, name string
 
 // SetTableMeta replaces a table's named metadata document (nil deletes it).
 func (s *Service) SetTableMeta(ctx context.Context, account, tableName, name string, doc []byte) error {
-	t, err := s.lookupTable(ctx, account, tableName)
-	if err != nil {
-		return err
-	}
-	err = s.st.Update(ctx, []store.Lock{{Name: tableLock(t.ID), Shared: true}, {Name: tableLock(t.ID) + "/meta"}}, func(tx store.Txn) error {
-		if err := s.checkTableLive(tx, account, tableName, t.ID); err != nil {
+	// On a shared store another process may delete and re-create the table between the
+	// lookup and the write (a stale id): the write then goes to the table now under that
+	// name, looked up again, as Batch does, a few times at most.
+	for range 4 {
+		t, err := s.lookupTable(ctx, account, tableName)
+		if err != nil {
 			return err
 		}
-		if doc == nil {
-			return tx.Delete(keys.TableMeta(t.ID, name))
+		err = s.st.Update(ctx, []store.Lock{{Name: tableLock(t.ID), Shared: true}, {Name: tableLock(t.ID) + "/meta"}}, func(tx store.Txn) error {
+			if err := s.checkTableLive(tx, account, tableName, t.ID); err != nil {
+				return err
+			}
+			if doc == nil {
+				return tx.Delete(keys.TableMeta(t.ID, name))
+			}
+			return tx.Set(keys.TableMeta(t.ID, name), doc)
+		})
+		if errors.Is(err, errStaleHint) {
+			continue
 		}
-		return tx.Set(keys.TableMeta(t.ID, name), doc)
-	})
-	if err != nil {
-		return fmt.Errorf("table: set meta %s: %w", name, err)
+		if err != nil {
+			return fmt.Errorf("table: set meta %s: %w", name, err)
+		}
+		return nil
 	}
-	return nil
+	return azerr.New(azerr.TableNotFound)
 }
 
 // AccountSetting reads an account-wide document (nil when never set).

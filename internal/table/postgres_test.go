@@ -1,14 +1,20 @@
 package table
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/tablo/tablo/internal/azerr"
 	"github.com/tablo/tablo/internal/entity"
+	"github.com/tablo/tablo/internal/keys"
 	"github.com/tablo/tablo/internal/store"
 	"github.com/tablo/tablo/internal/store/postgres"
 	"github.com/tablo/tablo/internal/store/postgres/pgtest"
@@ -227,5 +233,132 @@ func TestPostgresSingleWritesTakeNoTransaction(t *testing.T) {
 	e, err := svc.GetEntity(ctx, "acct", "single", "p", "2")
 	if err != nil || len(e.Props) != 1 || e.Props[0].Value.S != "insert-or-replace" {
 		t.Fatalf("entity 2: %+v, %v", e, err)
+	}
+}
+
+// lookedUp passes every call through to the engine unchanged; once armed, it closes done
+// when a Get of key has returned: it tells a test that a Service has looked a table up.
+type lookedUp struct {
+	store.Store
+	key   []byte
+	armed atomic.Bool
+	once  sync.Once
+	done  chan struct{}
+}
+
+func (l *lookedUp) Traits() store.Traits { return store.TraitsOf(l.Store) }
+
+func (l *lookedUp) Get(ctx context.Context, key []byte) ([]byte, error) {
+	v, err := l.Store.Get(ctx, key)
+	if l.armed.Load() && bytes.Equal(key, l.key) {
+		l.once.Do(func() { close(l.done) })
+	}
+	return v, err
+}
+
+// TestPostgresTableMetaOnRecreatedTable: two processes share a PostgreSQL schema; one sets a
+// table's access policies while the other deletes the table and creates it again between
+// the setter's lookup and its write. The write lands on the table now under that name
+// (looked up again), as a batch's does, instead of failing.
+//
+// The order is made, not hoped for: the test holds the setter's metadata lock (through its
+// own engine's Update), so the setter, once it has looked the table up, waits for the lock
+// until the other process has re-created the table.
+func TestPostgresTableMetaOnRecreatedTable(t *testing.T) {
+	url := pgtest.URL(t)
+	ctx := context.Background()
+	open := func() *postgres.DB {
+		db, err := postgres.Open(ctx, postgres.Options{URL: url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	dbA, dbB := open(), open()
+	seen := &lookedUp{Store: dbA, key: keys.Table("acct", "acltab"), done: make(chan struct{})}
+	a, b := New(seen, Options{}), New(dbB, Options{})
+	t.Cleanup(a.Close)
+	t.Cleanup(b.Close)
+	createTables(t, b, "acct", "acltab")
+	old, err := a.GetTable(ctx, "acct", "acltab")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	held, release := make(chan struct{}), make(chan struct{})
+	holdErr := make(chan error, 1)
+	go func() {
+		holdErr <- dbA.Update(ctx, []store.Lock{{Name: tableLock(old.ID) + "/meta"}}, func(store.Txn) error {
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+	seen.armed.Store(true)
+	setErr := make(chan error, 1)
+	go func() { setErr <- a.SetTableMeta(ctx, "acct", "acltab", "acl", []byte("policies")) }()
+	<-seen.done // a has read the old table's id; its write waits for the lock held above
+
+	if err := b.DeleteTable(ctx, "acct", "acltab"); err != nil {
+		t.Fatal(err)
+	}
+	createTables(t, b, "acct", "acltab")
+	close(release)
+	if err := <-holdErr; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-setErr; err != nil {
+		t.Fatalf("set metadata of a table re-created meanwhile: %v", err)
+	}
+	cur, err := b.GetTable(ctx, "acct", "acltab")
+	if err != nil || cur.ID == old.ID {
+		t.Fatalf("re-created table %+v (%v), old id %d", cur, err, old.ID)
+	}
+	if doc, err := b.TableMeta(ctx, "acct", "acltab", "acl"); err != nil || string(doc) != "policies" {
+		t.Fatalf("metadata of the re-created table: %q, %v", doc, err)
+	}
+}
+
+// TestPostgresBatchReadTimeout: when a batch's reads time out on PostgreSQL (another session
+// holds a lock on the rows' table), the batch fails with the timeout: the catalog record read
+// in the same statement was not read either, which says nothing about whether the table
+// exists (TableNotFound would tell the client it is gone).
+func TestPostgresBatchReadTimeout(t *testing.T) {
+	url := pgtest.URL(t)
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, postgres.Options{URL: url, StatementTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	// A stopped clock: the floor the first write stores covers every later Timestamp, so
+	// the batch under the lock writes no floor of its own first.
+	at := time.Now()
+	a := New(db, Options{Now: func() time.Time { return at }})
+	t.Cleanup(a.Close)
+	createTables(t, a, "acct", "locked")
+	ins := func(rk string) Op { return Op{Kind: Insert, Entity: &entity.Entity{PartitionKey: "p", RowKey: rk}} }
+	if _, err := a.Batch(ctx, "acct", "locked", []Op{ins("1"), ins("2")}); err != nil { // learns the table's id
+		t.Fatal(err)
+	}
+
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "LOCK TABLE tablo_kv IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.Batch(ctx, "acct", "locked", []Op{ins("3"), ins("4")})
+	if !errors.Is(err, store.ErrTimeout) || azerr.Is(err, azerr.TableNotFound) {
+		t.Fatalf("batch whose reads time out: %v, want the engine's timeout", err)
 	}
 }

@@ -446,7 +446,7 @@ func (s *iterSnapshot) bound(lo, hi []byte) {
 	if bytes.Equal(lo, s.lo) && bytes.Equal(hi, s.hi) && (lo == nil) == (s.lo == nil) && (hi == nil) == (s.hi == nil) {
 		return
 	}
-	// Pebble keeps the bounds' memory: copies, so that the caller may reuse its own.
+	// Kept as copies: the next call compares against them, and the caller may reuse its slices.
 	s.lo, s.hi = bytes.Clone(lo), bytes.Clone(hi)
 	s.it.SetBounds(s.lo, s.hi)
 }

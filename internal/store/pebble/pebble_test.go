@@ -407,3 +407,69 @@ func TestLookupAbsentUsesLastLevelFilter(t *testing.T) {
 		t.Errorf("a missing key expected absent consulted %d filters, want L6's", n)
 	}
 }
+
+// TestTxnSnapshotBounds: one snapshot taken in an Update serves scans and lookups one after
+// another, each with its own bounds (a lookup after a bounded scan finds a key outside
+// them), and closes without error, twice.
+func TestTxnSnapshotBounds(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Update(ctx, nil, func(tx store.Txn) error {
+		for _, k := range []string{"a", "b", "c"} {
+			if err := tx.Set([]byte(k), []byte(k+"!")); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(ctx, nil, func(tx store.Txn) error {
+		snap, err := tx.Snapshot()
+		if err != nil {
+			return err
+		}
+		scan := func(start, end []byte) string {
+			var got []byte
+			if err := snap.Scan(ctx, start, end, func(k, _ []byte) (bool, error) {
+				got = append(got, k...)
+				return true, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return string(got)
+		}
+		lookup := func(k string) {
+			if v, err := snap.Lookup([]byte(k)); err != nil || string(v) != k+"!" {
+				t.Fatalf("Lookup(%s) = %q, %v", k, v, err)
+			}
+		}
+		for i, c := range []struct {
+			start, end []byte
+			want       string
+		}{
+			{nil, nil, "abc"}, {[]byte("b"), nil, "bc"}, {nil, []byte("b"), "a"}, {[]byte("c"), []byte("d"), "c"}, {nil, nil, "abc"},
+		} {
+			if got := scan(c.start, c.end); got != c.want {
+				t.Fatalf("scan %d [%q, %q): %q, want %q", i, c.start, c.end, got, c.want)
+			}
+			lookup("a")
+			lookup("b")
+		}
+		if err := snap.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+		if err := snap.Close(); err != nil {
+			t.Fatalf("second Close: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
