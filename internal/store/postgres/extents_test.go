@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/tablo/tablo/internal/store"
 	"github.com/tablo/tablo/internal/store/postgres"
@@ -290,5 +292,220 @@ func TestDeleteLargeExtent(t *testing.T) {
 	}
 	if n := count(t, url, "tablo_extent_chunks") + count(t, url, "tablo_extents"); n != 0 {
 		t.Fatalf("%d rows left after deleting an extent of 65 chunks", n)
+	}
+}
+
+// TestExtentChunkFailureFailsUpload: a chunk whose statement fails (here: stuck behind
+// another session's uncommitted row past the statement timeout) fails the upload, even though
+// the chunks after it and the commit would go through; the extent is then not listed. Had
+// the failure been dropped, the extent would commit with a chunk missing.
+func TestExtentChunkFailureFailsUpload(t *testing.T) {
+	url := pgtest.URL(t)
+	db, err := postgres.Open(ctx, postgres.Options{URL: url, StatementTimeout: time.Second, ReclaimInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	w, err := db.Extents().NewExtent(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	blocker, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blocker.Rollback(ctx)
+	// The writer's insert of chunk 1 waits for this transaction, which outlives the upload.
+	if _, err := blocker.Exec(ctx, `INSERT INTO tablo_extent_chunks (id, n, data) VALUES ($1, 1, 'x'::BYTEA)`, int64(w.ID())); err != nil {
+		t.Fatal(err)
+	}
+	data := pattern(3<<20+5, 3) // chunks 0..3: chunk 1 fails, 2 and 3 do not
+	var werr error
+	for p := data; len(p) > 0 && werr == nil; p = p[min(len(p), 1<<20):] {
+		_, werr = w.Write(p[:min(len(p), 1<<20)])
+	}
+	if werr == nil {
+		_, werr = w.Commit()
+	} else {
+		w.Abort()
+	}
+	if !errors.Is(werr, store.ErrTimeout) {
+		t.Fatalf("upload whose chunk 1 timed out: %v, want ErrTimeout", werr)
+	}
+	if err := blocker.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := listAll(t, db); len(got) != 0 {
+		t.Fatalf("extents listed after a failed upload: %v", got)
+	}
+}
+
+// TestServerTimeoutFiresFirst: a statement stuck past the statement timeout is stopped by
+// the server (SQLSTATE 57014), whose connection stays usable, not by the client's own
+// deadline, which a call's wait for a pooled connection must not eat into: here the engine's
+// only connection is held by an Update whose read waits behind a lock until its own statement
+// timeout, and only then does the Delete's statement start (and wait behind a row lock).
+func TestServerTimeoutFiresFirst(t *testing.T) {
+	url := pgtest.URL(t)
+	setup := openAbandon(t, url, time.Hour) // the default timeouts: set-up never times out
+	db, err := postgres.Open(ctx, postgres.Options{URL: url, MaxConns: 1, StatementTimeout: time.Second, ReclaimInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	w, err := setup.Extents().NewExtent(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte("bytes")); err != nil {
+		t.Fatal(err)
+	}
+	id, err := w.Commit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	locker, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Rollback(ctx)
+	if _, err := locker.Exec(ctx, `LOCK TABLE tablo_kv IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := locker.Exec(ctx, `SELECT 1 FROM tablo_extents WHERE id = $1 FOR UPDATE`, int64(id)); err != nil {
+		t.Fatal(err)
+	}
+	holding, held := make(chan struct{}), make(chan error, 1)
+	var once sync.Once
+	go func() {
+		held <- db.Update(ctx, nil, func(tx store.Txn) error {
+			once.Do(func() { close(holding) })
+			_, err := tx.Get([]byte("k"))
+			return err
+		})
+	}()
+	<-holding
+	err = db.Extents().DeleteExtents(ctx, []uint64{id})
+	var pe *pgconn.PgError
+	if !errors.Is(err, store.ErrTimeout) || !errors.As(err, &pe) || pe.Code != "57014" {
+		t.Fatalf("delete behind a row lock: %v, want ErrTimeout from the server's statement timeout (57014)", err)
+	}
+	if err := <-held; !errors.Is(err, store.ErrTimeout) {
+		t.Fatalf("Update reading behind a table lock: %v, want ErrTimeout", err)
+	}
+	if err := locker.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Extents().DeleteExtents(ctx, []uint64{id}); err != nil {
+		t.Fatal(err)
+	}
+	if got := listAll(t, setup); len(got) != 0 {
+		t.Fatalf("extents listed after the delete: %v", got)
+	}
+}
+
+// TestDeleteExtentsRemovesEveryRow: deleting several extents in one call removes the rows of
+// each of them at once, not only the first (the rest would wait for the reclaimer).
+func TestDeleteExtentsRemovesEveryRow(t *testing.T) {
+	url := pgtest.URL(t)
+	db := openAbandon(t, url, time.Hour)
+	var ids []uint64
+	for i := range 3 {
+		w, err := db.Extents().NewExtent(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(pattern(1000*(i+1), byte(i))); err != nil {
+			t.Fatal(err)
+		}
+		id, err := w.Commit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := db.Extents().DeleteExtents(ctx, ids); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, url, "tablo_extent_chunks") + count(t, url, "tablo_extents"); n != 0 {
+		t.Fatalf("%d rows left after deleting 3 extents", n)
+	}
+}
+
+// TestListAndReclaimPastOneBatch: ListExtents and ReclaimExtents read the catalog 1000 rows
+// per statement; past the first batch, every committed extent is still listed once, in
+// order, and an unfinished one is still reclaimed. The rows are made by hand (empty extents).
+func TestListAndReclaimPastOneBatch(t *testing.T) {
+	url := pgtest.URL(t)
+	db := openAbandon(t, url, time.Hour)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	// Committed extents 1..1001; extents 1002..3001 being written (fresh: left alone), and
+	// 3002 marked deleting long ago, after two batches of the reclaimer's work list.
+	if _, err := conn.Exec(ctx, `INSERT INTO tablo_extents (id, state, size, touched)
+		SELECT i, CASE WHEN i <= 1001 THEN 1 WHEN i <= 3001 THEN 0 ELSE 2 END, 0,
+		CASE WHEN i = 3002 THEN now() - INTERVAL '1 hour' ELSE now() END FROM generate_series(1, 3002) AS i`); err != nil {
+		t.Fatal(err)
+	}
+	var listed []uint64
+	if err := db.Extents().ListExtents(ctx, func(id uint64, size int64) error { listed = append(listed, id); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(listed) != 1001 {
+		t.Fatalf("listed %d extents, want 1001", len(listed))
+	}
+	for i, id := range listed {
+		if id != uint64(i+1) {
+			t.Fatalf("listed extent %d at position %d", id, i)
+		}
+	}
+	if got, err := db.ReclaimExtents(ctx); err != nil || got != 1 {
+		t.Fatalf("reclaimed %d, %v; want the 1 marked deleting", got, err)
+	}
+	if left := count(t, url, "tablo_extents"); left != 3001 {
+		t.Fatalf("%d catalog rows left after reclaiming, want 3001", left)
+	}
+}
+
+// TestReadAfterCloseFails: a reader closed before the end of its range fails further reads
+// with an error, never io.EOF, which would pass the bytes read so far for the whole range.
+func TestReadAfterCloseFails(t *testing.T) {
+	db := openAbandon(t, pgtest.URL(t), time.Hour)
+	for _, size := range []int{100, 3<<20 + 5} { // in the first chunk; with chunks fetched ahead
+		w, err := db.Extents().NewExtent(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(pattern(size, 5)); err != nil {
+			t.Fatal(err)
+		}
+		id, err := w.Commit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := db.Extents().ReadExtent(ctx, id, 0, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(r, make([]byte, 10)); err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		if n, err := r.Read(make([]byte, 10)); n != 0 || err == nil || err == io.EOF {
+			t.Fatalf("extent of %d bytes: read after Close: %d, %v; want an error", size, n, err)
+		}
 	}
 }

@@ -151,3 +151,38 @@ func TestNestingCheckReports(t *testing.T) {
 	snap.Close()
 	want("an extent read with a snapshot open", "read extent,read extent,read extent")
 }
+
+// TestNestingCheckPerGoroutine: connections are counted per goroutine, so a call made while
+// another goroutine holds a connection (a scan stopped in its callback) is not reported.
+func TestNestingCheckPerGoroutine(t *testing.T) {
+	log := &nestLog{}
+	db, err := postgres.Open(ctx, postgres.Options{URL: pgtest.URL(t), CheckNesting: true, Logger: slog.New(log),
+		StatementTimeout: 2 * time.Second, ReclaimInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(ctx, nil, func(tx store.Txn) error { return tx.Set([]byte("k"), []byte("v")) }); err != nil {
+		t.Fatal(err)
+	}
+	holding, release, scanned := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		scanned <- db.Scan(ctx, nil, nil, func(k, v []byte) (bool, error) {
+			close(holding)
+			<-release
+			return false, nil
+		})
+	}()
+	<-holding
+	_, gerr := db.Get(ctx, []byte("k"))
+	close(release)
+	if err := <-scanned; err != nil {
+		t.Fatal(err)
+	}
+	if gerr != nil {
+		t.Fatal(gerr)
+	}
+	if got := log.take(); got != "" {
+		t.Fatalf("a Get while another goroutine scans: reported %q, want nothing", got)
+	}
+}

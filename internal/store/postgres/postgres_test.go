@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/url"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -213,21 +215,52 @@ func TestRecoversFromLostConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	var killed int
-	err = conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'tablo_lost_connections' AND pid <> pg_backend_pid()`).Scan(&killed)
-	if err != nil || killed == 0 {
-		t.Fatalf("terminated %d backends: %v", killed, err)
+	// kill terminates the engine's backends and waits until the server has ended them.
+	kill := func() {
+		t.Helper()
+		const mine = `application_name = 'tablo_lost_connections' AND pid <> pg_backend_pid()`
+		var killed int
+		if err := conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE `+mine).Scan(&killed); err != nil || killed == 0 {
+			t.Fatalf("terminated %d backends: %v", killed, err)
+		}
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			var left int
+			if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE `+mine).Scan(&left); err != nil {
+				t.Fatal(err)
+			}
+			if left == 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d backends still there 30 s after they were terminated", left)
+			}
+		}
 	}
-	time.Sleep(50 * time.Millisecond)
+	kill()
 	if _, err := db.Get(ctx, []byte("k1")); err != nil {
 		t.Fatalf("Get after the connections died: %v", err)
 	}
-	if _, err := conn.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'tablo_lost_connections' AND pid <> pg_backend_pid()`); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(50 * time.Millisecond)
+	kill()
 	if err := set("after", "1"); err != nil {
 		t.Fatalf("Update after the connections died: %v", err)
+	}
+	kill()
+	// An Update whose first statement is a read: the read fails on the dead connection, and
+	// the whole Update runs again on a fresh one.
+	err = db.Update(ctx, nil, func(tx store.Txn) error {
+		v, err := tx.Get([]byte("after"))
+		if err != nil {
+			return err
+		}
+		return tx.Set([]byte("copy"), v)
+	})
+	if err != nil {
+		t.Fatalf("Update reading first after the connections died: %v", err)
+	}
+	kill()
+	n := 0
+	if err := db.Scan(ctx, nil, nil, func(k, v []byte) (bool, error) { n++; return true, nil }); err != nil || n != 10 {
+		t.Fatalf("Scan after the connections died: %d keys, %v", n, err)
 	}
 	if v, err := db.Get(ctx, []byte("after")); err != nil || string(v) != "1" {
 		t.Fatalf("Get(after) = %q, %v", v, err)
@@ -245,7 +278,11 @@ func TestUnavailable(t *testing.T) {
 	p := startProxy(t, target.Host)
 	via := *target
 	via.Host = p.addr
-	db := open(t, via.String())
+	warns := &warnCount{}
+	db, err := postgres.Open(ctx, postgres.Options{URL: via.String(), Logger: slog.New(warns), ReclaimInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer db.Close()
 	set := func(k string) error {
 		return db.Update(ctx, nil, func(tx store.Txn) error { return tx.Set([]byte(k), []byte("v")) })
@@ -257,11 +294,21 @@ func TestUnavailable(t *testing.T) {
 	if _, err := db.Get(ctx, []byte("before")); !errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("Get during the outage: %v, want ErrUnavailable", err)
 	}
+	resets := warns.n.Load()
 	if err := set("during"); !errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("Update during the outage: %v, want ErrUnavailable", err)
 	}
+	// Retried three times on fresh connections (nothing was sent), the pool reset each time.
+	if n := warns.n.Load() - resets; n != 3 {
+		t.Fatalf("Update during the outage reset the pool %d times, want 3", n)
+	}
+	resets = warns.n.Load()
 	if err := db.Scan(ctx, nil, nil, func(k, v []byte) (bool, error) { return true, nil }); !errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("Scan during the outage: %v, want ErrUnavailable", err)
+	}
+	// Three attempts, the pool reset (and the reset logged) between them.
+	if n := warns.n.Load() - resets; n != 2 {
+		t.Fatalf("Scan during the outage reset the pool %d times, want 2 (three attempts)", n)
 	}
 	if err := db.Ping(ctx); !errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("Ping during the outage: %v, want ErrUnavailable", err)
@@ -274,6 +321,38 @@ func TestUnavailable(t *testing.T) {
 		t.Fatalf("Get after the outage: %q, %v", v, err)
 	}
 }
+
+// TestReclaimFailureWarned: a background reclaim pass that fails while the engine runs (the
+// database unreachable) is logged as a warning.
+func TestReclaimFailureWarned(t *testing.T) {
+	target, err := url.Parse(pgtest.URL(t))
+	if err != nil || target.Host == "" {
+		t.Skip("needs a postgres:// URL")
+	}
+	p := startProxy(t, target.Host)
+	via := *target
+	via.Host = p.addr
+	logs := &reclaimLog{}
+	db, err := postgres.Open(ctx, postgres.Options{URL: via.String(), Logger: slog.New(logs), ReclaimInterval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	p.stop()
+	for deadline := time.Now().Add(30 * time.Second); logs.failed() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no warning from the background reclaimer 30 s into an outage")
+		}
+	}
+}
+
+// warnCount counts the engine's warnings (a lost connection, the pool reset).
+type warnCount struct{ n atomic.Int64 }
+
+func (w *warnCount) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+func (w *warnCount) Handle(context.Context, slog.Record) error    { w.n.Add(1); return nil }
+func (w *warnCount) WithAttrs([]slog.Attr) slog.Handler           { return w }
+func (w *warnCount) WithGroup(string) slog.Handler                { return w }
 
 // proxy forwards TCP connections to a target; stop closes the listener and every
 // connection, start listens again on the same address.
@@ -359,10 +438,11 @@ func TestGetMany(t *testing.T) {
 	if want := `[0:"":false 1:"2":true 2:"":false 3:"":true]`; err != nil || fmt.Sprint(got) != want {
 		t.Fatalf("GetMany = %v (%v), want %s", got, err, want)
 	}
-	// Every count of keys, through both statements (point lookups, then k = ANY): even
-	// positions present, odd ones absent, in descending key order.
+	// Every count of keys, through both statements (point lookups, then k = ANY), past the
+	// 32 keys of the largest gathered statement: even positions present, odd ones absent, in
+	// descending key order.
 	err = db.Update(ctx, nil, func(tx store.Txn) error {
-		for i := 0; i < 20; i += 2 {
+		for i := 0; i < 40; i += 2 {
 			if err := tx.Set(fmt.Appendf(nil, "many/%02d", i), fmt.Appendf(nil, "v%d", i)); err != nil {
 				return err
 			}
@@ -372,7 +452,7 @@ func TestGetMany(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for n := 1; n <= 20; n++ {
+	for n := 1; n <= 40; n++ {
 		var ks [][]byte
 		var want []string
 		for i := n - 1; i >= 0; i-- {
@@ -514,8 +594,9 @@ func TestTxnSnapshotsDoNotExhaustThePool(t *testing.T) {
 
 // TestOpenDefaults: what Options leaves zero takes the documented default — a pool of
 // max(16, 8 × GOMAXPROCS) connections unless the URL sets pool_max_conns, a 10 s statement
-// timeout on the server, a 5 s connect timeout, the default abandon age — and a reclaim
-// interval that is set runs in the background.
+// timeout on the server, a 5 s connect timeout, the default abandon age, GOMAXPROCS/2 point
+// reads in flight (at least one) before they gather — and a reclaim interval that is set runs
+// in the background.
 func TestOpenDefaults(t *testing.T) {
 	url := pgtest.URL(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
@@ -537,6 +618,16 @@ func TestOpenDefaults(t *testing.T) {
 	if n := small.Pool().Config().MaxConns; n != 3 {
 		t.Errorf("pool_max_conns=3 gave %d connections", n)
 	}
+	if n := postgres.PointReadLimit(db); n != 2 {
+		t.Errorf("%d point reads in flight before they gather, want 2 (GOMAXPROCS 4)", n)
+	}
+	runtime.GOMAXPROCS(1)
+	one := open(t, url)
+	defer one.Close()
+	if n := postgres.PointReadLimit(one); n != 1 {
+		t.Errorf("%d point reads in flight before they gather, want 1 (GOMAXPROCS 1)", n)
+	}
+	runtime.GOMAXPROCS(4)
 
 	// An extent being written, untouched for a moment, is left alone by the default age.
 	w, err := db.Extents().NewExtent(ctx)
@@ -557,7 +648,9 @@ func TestOpenDefaults(t *testing.T) {
 	}
 	// A front end that reclaims at start and every 20 ms, after 1 ms, deletes it, and then
 	// one written after its first pass too.
-	eager, err := postgres.Open(ctx, postgres.Options{URL: url, AbandonAfter: time.Millisecond, ReclaimInterval: 20 * time.Millisecond})
+	logs := &reclaimLog{}
+	eager, err := postgres.Open(ctx, postgres.Options{URL: url, AbandonAfter: time.Millisecond, ReclaimInterval: 20 * time.Millisecond,
+		Logger: slog.New(logs)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -583,6 +676,47 @@ func TestOpenDefaults(t *testing.T) {
 		}
 	}
 	gone("an extent abandoned after its first pass")
+	// Each pass that reclaimed something said how many, at Info; the idle ones (most of
+	// them, 20 ms apart) said nothing; none warned.
+	if warned, reclaimed, idle := logs.get(); warned != 0 || reclaimed != 2 || idle != 0 {
+		t.Errorf("background reclaimer logged %d warnings, %d extents reclaimed, %d idle passes; want 0, 2, 0", warned, reclaimed, idle)
+	}
+}
+
+// reclaimLog counts the warnings and the extents the background reclaimer reports.
+type reclaimLog struct {
+	mu                             sync.Mutex
+	warned, reclaimed, idle, fails int64
+}
+
+func (l *reclaimLog) Enabled(context.Context, slog.Level) bool { return true }
+func (l *reclaimLog) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if r.Level >= slog.LevelWarn {
+		l.warned++
+		if r.Message == "postgres: reclaiming unfinished extents" {
+			l.fails++
+		}
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "extents" && r.Level == slog.LevelInfo {
+			l.reclaimed += a.Value.Int64()
+			if a.Value.Int64() == 0 {
+				l.idle++
+			}
+		}
+		return true
+	})
+	return nil
+}
+func (l *reclaimLog) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *reclaimLog) WithGroup(string) slog.Handler      { return l }
+
+func (l *reclaimLog) get() (warned, reclaimed, idle int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.warned, l.reclaimed, l.idle
 }
 
 // TestHasParam: a parameter set in a URL's query or a DSN is found wherever it stands, and a
@@ -655,4 +789,161 @@ func TestPointReadsSeeAcknowledgedWrites(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestLookupRefusesUnorderedKeys: a Txn's Lookup keys must be distinct and ascending; a
+// repeated or descending key is refused before anything is read.
+func TestLookupRefusesUnorderedKeys(t *testing.T) {
+	db := open(t, pgtest.URL(t))
+	defer db.Close()
+	for _, keys := range [][]string{{"a", "a"}, {"a", "b", "b"}, {"b", "a"}} {
+		bs := make([][]byte, len(keys))
+		for i, k := range keys {
+			bs[i] = []byte(k)
+		}
+		calls := 0
+		err := db.Update(ctx, nil, func(tx store.Txn) error {
+			return tx.Lookup(bs, store.ExpectPresent, func(int, []byte, bool) error { calls++; return nil })
+		})
+		if err == nil || calls != 0 {
+			t.Errorf("Lookup(%q): %v after %d calls, want a refusal before any", keys, err, calls)
+		}
+	}
+}
+
+// TestTxnSnapshotReadsInsideUpdate: a snapshot taken inside an Update reads, while the
+// Update's function runs, what was committed before it (not the Update's own writes), a
+// missing key as missing, and a scan longer than one batch whole.
+func TestTxnSnapshotReadsInsideUpdate(t *testing.T) {
+	db := open(t, pgtest.URL(t))
+	defer db.Close()
+	const n = 300 // past the first scan batch (128)
+	err := db.Update(ctx, nil, func(tx store.Txn) error {
+		for i := range n {
+			if err := tx.Set(fmt.Appendf(nil, "s/%03d", i), fmt.Appendf(nil, "v%d", i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(ctx, nil, func(tx store.Txn) error {
+		if err := tx.Set([]byte("s/000"), []byte("own")); err != nil {
+			return err
+		}
+		snap, err := tx.Snapshot()
+		if err != nil {
+			return err
+		}
+		defer snap.Close()
+		if v, err := snap.Lookup([]byte("s/000")); err != nil || string(v) != "v0" {
+			return fmt.Errorf("Lookup(s/000) = %q, %v; want the committed v0", v, err)
+		}
+		if _, err := snap.Lookup([]byte("s/missing")); !errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("Lookup of a missing key: %v, want ErrNotFound", err)
+		}
+		i := 0
+		err = snap.Scan(ctx, []byte("s/"), []byte("s0"), func(k, v []byte) (bool, error) {
+			if want := fmt.Sprintf("s/%03d=v%d", i, i); string(k)+"="+string(v) != want {
+				return false, fmt.Errorf("row %d: %s=%s, want %s", i, k, v, want)
+			}
+			i++
+			return true, nil
+		})
+		if err != nil || i != n {
+			return fmt.Errorf("Scan read %d rows (%v), want %d", i, err, n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestScanLimitPastOneBatch: a limit larger than one scan batch (4096 rows) reads in a
+// snapshot, batch after batch, and stops at exactly the limit.
+func TestScanLimitPastOneBatch(t *testing.T) {
+	db := open(t, pgtest.URL(t))
+	defer db.Close()
+	const rows, limit = 4200, 4100
+	err := db.Update(ctx, nil, func(tx store.Txn) error {
+		for i := range rows {
+			if err := tx.Set(fmt.Appendf(nil, "r/%05d", i), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	err = store.ScanLimit(ctx, db, []byte("r/"), nil, limit, func(k, v []byte) (bool, error) {
+		if want := fmt.Sprintf("r/%05d", n); string(k) != want {
+			return false, fmt.Errorf("row %d is %s, want %s", n, k, want)
+		}
+		n++
+		return true, nil
+	})
+	if err != nil || n != limit {
+		t.Fatalf("ScanLimit(%d) read %d rows: %v", limit, n, err)
+	}
+}
+
+// TestFailedReadFailsUpdate: a read that fails inside an Update (here: the table locked by
+// another session past the statement timeout) returns its error to the function, and the
+// Update fails with it and writes nothing, even when the function ignores the error.
+func TestFailedReadFailsUpdate(t *testing.T) {
+	url := pgtest.URL(t)
+	setup := open(t, url) // the default timeouts: set-up and checks never time out
+	defer setup.Close()
+	db, err := postgres.Open(ctx, postgres.Options{URL: url, StatementTimeout: time.Second, ReclaimInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := setup.Update(ctx, nil, func(tx store.Txn) error { return tx.Set([]byte("k"), []byte("v")) }); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	locker, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Rollback(ctx)
+	if _, err := locker.Exec(ctx, `LOCK TABLE tablo_kv IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	var getErr error
+	err = db.Update(ctx, nil, func(tx store.Txn) error {
+		if err := tx.Set([]byte("x"), []byte("1")); err != nil {
+			return err
+		}
+		_, getErr = tx.Get([]byte("k"))
+		return nil // the function ignores the failure
+	})
+	if !errors.Is(getErr, store.ErrTimeout) {
+		t.Errorf("Get behind the lock: %v, want ErrTimeout", getErr)
+	}
+	if !errors.Is(err, store.ErrTimeout) {
+		t.Errorf("Update whose read failed: %v, want ErrTimeout", err)
+	}
+	if err := locker.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := setup.Get(ctx, []byte("x")); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the failed Update's write is there: %v", err)
+	}
+}
+
+func (l *reclaimLog) failed() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.fails
 }
