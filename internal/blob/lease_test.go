@@ -187,6 +187,7 @@ func TestLeaseActions(t *testing.T) {
 		{"break fixed, period exactly what remains", leased, req{Action: "break", BreakPeriod: 30}, "", Lease{ID: idA, Duration: 30, Until: base + 30*sec, Breaking: true}, LeaseResult{BreakSeconds: 30}},
 		{"break fixed, period past its end", Lease{ID: idA, Duration: 30, Until: base + 20*sec + 1}, req{Action: "break", BreakPeriod: 40}, "", Lease{ID: idA, Duration: 30, Until: base + 21*sec, Breaking: true}, LeaseResult{BreakSeconds: 21}},
 		{"break fixed, period 0", leased, req{Action: "break", BreakPeriod: 0}, "", Lease{ID: idA, Broken: true}, LeaseResult{}},
+		{"break breaking, whole seconds remain", breaking, req{Action: "break", BreakPeriod: -1}, "", breaking, LeaseResult{BreakSeconds: 10}},
 		{"break breaking, no period", breakingHalf, req{Action: "break", BreakPeriod: -1}, "", breakingHalf, LeaseResult{BreakSeconds: 10}},
 		{"break breaking, period what remains", breakingHalf, req{Action: "break", BreakPeriod: 10}, "", breakingHalf, LeaseResult{BreakSeconds: 10}},
 		{"break breaking, longer period", breakingHalf, req{Action: "break", BreakPeriod: 11}, "", breakingHalf, LeaseResult{BreakSeconds: 10}},

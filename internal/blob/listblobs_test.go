@@ -102,6 +102,7 @@ func TestListBlobs(t *testing.T) {
 		{ListRequest{Prefix: "d"}, nil},
 		{ListRequest{Delimiter: "/"}, []string{"a/(prefix)", "a0", "b", "c", "é"}},
 		{ListRequest{Delimiter: "/", Prefix: "a/"}, []string{"a/1", "a/2", "a/b/(prefix)"}},
+		{ListRequest{Delimiter: "/", Prefix: "a"}, []string{"a/(prefix)", "a0"}}, // the delimiter right after the prefix
 		{ListRequest{Delimiter: "/", Snapshots: true}, []string{"a/(prefix)", "a0", "b@", "b", "c", "é"}},
 		{ListRequest{Uncommitted: true}, withStaged},
 		{ListRequest{Uncommitted: true, Prefix: "a/"}, []string{"a/1", "a/2", "a/b/3", "a/s(uncommitted)"}},

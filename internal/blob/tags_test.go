@@ -247,6 +247,33 @@ func TestFindByTags(t *testing.T) {
 	}
 }
 
+// Find Blobs by Tags reads past a blob's snapshots: they are not found themselves, and the
+// blobs after them are.
+func TestFindByTagsPastSnapshots(t *testing.T) {
+	s, _ := openService(t, "", nil)
+	ctx := context.Background()
+	if _, err := s.CreateContainer(ctx, "a", "ccc", "", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"a", "b"} {
+		if _, err := s.Put(ctx, Ref{Account: "a", Container: "ccc", Name: n}, PutRequest{Type: BlockBlob, Body: body([]byte(n)), Tags: mustTags(t, "color", "red")}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.Snapshot(ctx, Ref{Account: "a", Container: "ccc", Name: n}, nil, false, Cond{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	red := mustExpr(t, `"color" = 'red'`, tagquery.Find)
+	got, next, err := s.FindByTags(ctx, "a", "ccc", red, "", 0)
+	var names []string
+	for _, f := range got {
+		names = append(names, f.Name)
+	}
+	if want := []string{"a", "b"}; err != nil || next != "" || !reflect.DeepEqual(names, want) {
+		t.Errorf("found %v next %q %v, want %v", names, next, err, want)
+	}
+}
+
 // recordHasTags finds the tags field in the JSON header only, never in the inline bytes.
 func TestRecordHasTags(t *testing.T) {
 	with := (&Blob{Type: BlockBlob, Tags: Tags{{"k", "v"}}}).encode()
