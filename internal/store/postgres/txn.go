@@ -14,9 +14,10 @@ import (
 	"github.com/tablo/tablo/internal/store"
 )
 
-// Retry budget of an Update: serialization failures are normal under contention and retried
-// until the call's deadline (at most conflictAttempts times); a connection lost before the
-// COMMIT was sent is retried a few times on fresh connections (nothing was committed).
+// Retry budget of an Update (and of a guarded write, whose one statement is its commit):
+// serialization failures are normal under contention and retried until the call's deadline
+// (at most conflictAttempts times); a connection lost or never had before the COMMIT was
+// sent is retried a few times on fresh connections (nothing was committed).
 const (
 	conflictAttempts = 100
 	connAttempts     = 3
