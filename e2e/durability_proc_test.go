@@ -91,11 +91,29 @@ func startTablo(t *testing.T, bin, dataDir string, extra ...string) (*tabloProc,
 }
 
 // startTabloWith runs the binary with flags (the engine's, --data-dir or --postgres, and
-// any others) and waits for its first successful query.
+// any others) and waits for its first successful query. Its ports are picked free and then
+// handed to the process, so another process may take one in between: a start-up refused
+// for a port already in use is retried on new ports.
 func startTabloWith(t *testing.T, bin string, flags ...string) (*tabloProc, time.Duration) {
 	t.Helper()
+	for attempt := 1; ; attempt++ {
+		p, took, portTaken := launchTablo(t, bin, flags...)
+		if !portTaken {
+			return p, took
+		}
+		if attempt == 5 {
+			t.Fatalf("tablo found a port in use at each of %d starts:\n%s", attempt, p.stderr)
+		}
+		t.Logf("start %d: a port was taken between its pick and the bind; retrying on new ports", attempt)
+	}
+}
+
+// launchTablo runs the binary on newly picked ports and waits for its first successful
+// query; portTaken reports a process that exited at start-up because one of them was taken.
+func launchTablo(t *testing.T, bin string, flags ...string) (p *tabloProc, took time.Duration, portTaken bool) {
+	t.Helper()
 	port := freeLoopbackPort(t)
-	p := &tabloProc{
+	p = &tabloProc{
 		addr:   fmt.Sprintf("127.0.0.1:%d", port),
 		stderr: &lockedBuffer{},
 		exited: make(chan struct{}),
@@ -137,10 +155,13 @@ func startTabloWith(t *testing.T, bin string, flags ...string) (*tabloProc, time
 		_, err := svc.NewListTablesPager(&aztables.ListTablesOptions{Top: &top}).NextPage(qctx)
 		cancel()
 		if err == nil {
-			return p, time.Since(began)
+			return p, time.Since(began), false
 		}
 		select {
 		case <-p.exited:
+			if strings.Contains(p.stderr.String(), "is already in use") {
+				return p, 0, true
+			}
 			t.Fatalf("tablo exited during start-up: %v\n%s", p.waitErr, p.stderr)
 		default:
 		}

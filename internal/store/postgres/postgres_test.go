@@ -355,12 +355,16 @@ func (w *warnCount) WithAttrs([]slog.Attr) slog.Handler           { return w }
 func (w *warnCount) WithGroup(string) slog.Handler                { return w }
 
 // proxy forwards TCP connections to a target; stop closes the listener and every
-// connection, start listens again on the same address.
+// connection, start listens again on the same address; refuse keeps listening but refuses
+// connections.
 type proxy struct {
 	addr, target string
 	mu           sync.Mutex
 	ln           net.Listener
 	conns        []net.Conn
+	down         bool
+	refusing     int // connection attempts still to refuse (closed once they ask to start)
+	refusals     int // connection attempts refused since the last refuse
 }
 
 func startProxy(t *testing.T, target string) *proxy {
@@ -384,7 +388,7 @@ func (p *proxy) start(t *testing.T) {
 
 func (p *proxy) serve(ln net.Listener) {
 	p.mu.Lock()
-	p.ln = ln
+	p.ln, p.down = ln, false
 	p.mu.Unlock()
 	go func() {
 		for {
@@ -392,24 +396,78 @@ func (p *proxy) serve(ln net.Listener) {
 			if err != nil {
 				return
 			}
-			u, err := net.Dial("tcp", p.target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, u)
-			p.mu.Unlock()
-			go func() { io.Copy(u, c); u.Close() }()
-			go func() { io.Copy(c, u); c.Close() }()
+			go p.handle(c)
 		}
 	}()
+}
+
+// cancelRequestCode opens a CancelRequest, which pgx sends on a connection of its own when
+// it closes a failed one: not a connection attempt.
+const cancelRequestCode = 80877102
+
+func (p *proxy) handle(c net.Conn) {
+	head := make([]byte, 8) // the first message's length and code
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if _, err := io.ReadFull(c, head); err != nil {
+		c.Close()
+		return
+	}
+	c.SetReadDeadline(time.Time{})
+	p.mu.Lock()
+	refuse := p.refusing > 0 && binary.BigEndian.Uint32(head[4:]) != cancelRequestCode
+	if refuse {
+		p.refusing--
+		p.refusals++
+	}
+	p.mu.Unlock()
+	if refuse {
+		c.Close()
+		return
+	}
+	u, err := net.Dial("tcp", p.target)
+	if err != nil {
+		c.Close()
+		return
+	}
+	p.mu.Lock()
+	down := p.down
+	if !down {
+		p.conns = append(p.conns, c, u)
+	}
+	p.mu.Unlock()
+	if _, err := u.Write(head); down || err != nil {
+		c.Close()
+		u.Close()
+		return
+	}
+	go func() { io.Copy(u, c); u.Close() }()
+	go func() { io.Copy(c, u); c.Close() }()
+}
+
+// refuse closes every connection and refuses the next n connection attempts, counting them:
+// the database down (n large), or back after n attempts.
+func (p *proxy) refuse(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+	p.refusing, p.refusals = n, 0
+}
+
+// refused reports how many connections were refused since the last refuse.
+func (p *proxy) refused() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.refusals
 }
 
 func (p *proxy) stop() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.ln.Close()
+	p.down = true
 	for _, c := range p.conns {
 		c.Close()
 	}

@@ -14,9 +14,10 @@ import (
 	"github.com/tablo/tablo/internal/store"
 )
 
-// Retry budget of an Update: serialization failures are normal under contention and retried
-// until the call's deadline (at most conflictAttempts times); a connection lost before the
-// COMMIT was sent is retried a few times on fresh connections (nothing was committed).
+// Retry budget of an Update (and of a guarded write, whose one statement is its commit):
+// serialization failures are normal under contention and retried until the call's deadline
+// (at most conflictAttempts times); a connection lost or never had before the COMMIT was
+// sent is retried a few times on fresh connections (nothing was committed).
 const (
 	conflictAttempts = 100
 	connAttempts     = 3
@@ -120,7 +121,8 @@ func (d *DB) WriteIf(ctx context.Context, locks []store.Lock, w store.CondWrite)
 
 // execGuarded runs one guarded write statement (InsertIf, WriteIf) in its own transaction
 // and reports whether it changed a row, retrying deadlocks and connections lost before the
-// statement was sent.
+// statement was sent: a connection that could not be had (the database down or
+// restarting) sent nothing, like an Update's.
 func (d *DB) execGuarded(ctx context.Context, locks []store.Lock, op, sql string, args ...any) (bool, error) {
 	if !d.enter() {
 		return false, store.ErrClosed
@@ -130,25 +132,26 @@ func (d *DB) execGuarded(ctx context.Context, locks []store.Lock, op, sql string
 	defer release()
 	ctx, cancel := context.WithTimeout(ctx, 2*d.timeout)
 	defer cancel()
+	owner := d.nest.owner()
 	lost := 0
-	d.nest.check(d.nest.owner(), op)
 	for attempt := 0; ; attempt++ {
-		tag, err := d.pool.Exec(ctx, sql, args...)
+		changed, sent, err := d.guardedOnce(ctx, owner, op, sql, args)
 		if err == nil {
-			return tag.RowsAffected() == 1, nil
+			return changed, nil
 		}
 		if sqlState(err) == "23505" {
 			return false, nil // unique_violation: a racing insert of the key won
 		}
 		// A statement the server refused committed nothing. A lost connection may have
-		// committed it, unless pgx knows the statement was never sent.
+		// committed it, unless it was never sent: no connection, or pgx knows no byte left.
 		lostConn := sqlState(err) == "" && classify(err) == kindUnavailable
+		unsent := !sent || pgconn.SafeToRetry(err)
 		switch {
 		case serializationFailure(err) && attempt < conflictAttempts: // a deadlock
-		case lostConn && pgconn.SafeToRetry(err) && lost < connAttempts:
+		case lostConn && unsent && lost < connAttempts:
 			lost++
 			d.connectionLost(err)
-		case lostConn && !pgconn.SafeToRetry(err):
+		case lostConn && !unsent:
 			return false, fmt.Errorf("postgres: commit outcome unknown: %w", wrap(op, err))
 		default:
 			return false, wrap(op, err)
@@ -157,6 +160,20 @@ func (d *DB) execGuarded(ctx context.Context, locks []store.Lock, op, sql string
 			return false, wrap(op, err)
 		}
 	}
+}
+
+// guardedOnce is one attempt of execGuarded; sent reports whether the statement was given
+// to a connection (false: acquiring one failed).
+func (d *DB) guardedOnce(ctx context.Context, owner uint64, op, sql string, args []any) (changed, sent bool, err error) {
+	d.nest.acquire(owner, op)
+	defer d.nest.release(owner)
+	conn, err := d.pool.Acquire(ctx)
+	if err != nil {
+		return false, false, err
+	}
+	defer conn.Release()
+	tag, err := conn.Exec(ctx, sql, args...)
+	return tag.RowsAffected() == 1, true, err
 }
 
 // retry marks a failed attempt that may run again: nothing of it was committed.
