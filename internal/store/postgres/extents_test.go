@@ -310,16 +310,8 @@ func TestExtentChunkFailureFailsUpload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	blocker, err := conn.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer blocker.Rollback(ctx)
+	blocker, endSession := otherSession(t, url)
+	defer endSession()
 	// The writer's insert of chunk 1 waits for this transaction, which outlives the upload.
 	if _, err := blocker.Exec(ctx, `INSERT INTO tablo_extent_chunks (id, n, data) VALUES ($1, 1, 'x'::BYTEA)`, int64(w.ID())); err != nil {
 		t.Fatal(err)
@@ -369,16 +361,8 @@ func TestServerTimeoutFiresFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	locker, err := conn.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer locker.Rollback(ctx)
+	locker, endSession := otherSession(t, url)
+	defer endSession()
 	if _, err := locker.Exec(ctx, `LOCK TABLE tablo_kv IN ACCESS EXCLUSIVE MODE`); err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/tablo/tablo/internal/store"
 	"github.com/tablo/tablo/internal/store/postgres"
 	"github.com/tablo/tablo/internal/store/postgres/pgtest"
@@ -144,16 +142,8 @@ func TestGuardedWriteDeadlock(t *testing.T) {
 	if err := db.Update(ctx, nil, func(tx store.Txn) error { return tx.Set(guard, one) }); err != nil {
 		t.Fatal(err)
 	}
-	other, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close(ctx)
-	tx, err := other.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
+	tx, endSession := otherSession(t, base)
+	defer endSession()
 	if _, err := tx.Exec(ctx, `INSERT INTO tablo_kv (k, v) VALUES ($1, $2)`, key, []byte("other")); err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +159,7 @@ func TestGuardedWriteDeadlock(t *testing.T) {
 	// Wait until InsertIf waits for the session's insert (holding its lock on the guard).
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		var waiting int
-		err := other.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, app).Scan(&waiting)
+		err := tx.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, app).Scan(&waiting)
 		if err != nil {
 			t.Fatal(err)
 		}

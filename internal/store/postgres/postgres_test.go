@@ -548,16 +548,8 @@ func TestStatementTimeout(t *testing.T) {
 	if err := db.Update(ctx, nil, func(tx store.Txn) error { return tx.Set([]byte("k"), []byte("v")) }); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
+	tx, endSession := otherSession(t, url)
+	defer endSession()
 	if _, err := tx.Exec(ctx, "SELECT v FROM tablo_kv WHERE k = 'k' FOR UPDATE"); err != nil {
 		t.Fatal(err)
 	}
@@ -965,16 +957,8 @@ func TestFailedReadFailsUpdate(t *testing.T) {
 	if err := setup.Update(ctx, nil, func(tx store.Txn) error { return tx.Set([]byte("k"), []byte("v")) }); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	locker, err := conn.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer locker.Rollback(ctx)
+	locker, endSession := otherSession(t, url)
+	defer endSession()
 	if _, err := locker.Exec(ctx, `LOCK TABLE tablo_kv IN ACCESS EXCLUSIVE MODE`); err != nil {
 		t.Fatal(err)
 	}
@@ -1004,4 +988,23 @@ func (l *reclaimLog) failed() int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.fails
+}
+
+// otherSession begins a transaction in a PostgreSQL session of its own, as another process
+// would; end rolls it back (if it is still open) and closes the session.
+func otherSession(t *testing.T, url string) (tx pgx.Tx, end func()) {
+	t.Helper()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err = conn.Begin(ctx)
+	if err != nil {
+		conn.Close(ctx)
+		t.Fatal(err)
+	}
+	return tx, func() {
+		_ = tx.Rollback(ctx)
+		conn.Close(ctx)
+	}
 }
