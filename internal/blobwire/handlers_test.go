@@ -2,9 +2,7 @@ package blobwire
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +17,7 @@ import (
 	"github.com/tablo/tablo/internal/blob"
 	"github.com/tablo/tablo/internal/partition"
 	pebblestore "github.com/tablo/tablo/internal/store/pebble"
+	"github.com/tablo/tablo/internal/testlog"
 )
 
 // These tests drive the Blob service's handlers as cmd/tablo wires them (a durable Pebble
@@ -36,40 +34,9 @@ type testServer struct {
 	base  string // http://127.0.0.1:port/devstoreaccount1
 	svc   *blob.Service
 	parts *partition.Layer
-	log   *logBuffer
+	log   *testlog.Buffer
 	// pathAccount is the account segment of request paths ("": the account's own name).
 	pathAccount string
-}
-
-// logBuffer collects the server's log lines (JSON), safe for the server's goroutines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// lines returns the log records written so far.
-func (l *logBuffer) lines(t *testing.T) []map[string]any {
-	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []map[string]any
-	for _, line := range bytes.Split(bytes.TrimSpace(l.b.Bytes()), []byte("\n")) {
-		if len(line) == 0 {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal(line, &m); err != nil {
-			t.Fatalf("log line %s: %v", line, err)
-		}
-		out = append(out, m)
-	}
-	return out
 }
 
 func newTestServer(t *testing.T) *testServer {
@@ -86,7 +53,7 @@ func newTestServerWith(t *testing.T, edit func(*Options)) *testServer {
 	}
 	svc := blob.New(db, blob.Options{SweepInterval: -1})
 	parts := partition.New(partition.Options{})
-	logs := &logBuffer{}
+	logs := &testlog.Buffer{}
 	o := Options{Service: svc, Accounts: []auth.Account{auth.DevAccount()}, Partitions: parts,
 		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))}
 	if edit != nil {
@@ -110,7 +77,7 @@ func newTestServerWith(t *testing.T, edit func(*Options)) *testServer {
 		svc.Close()
 		db.Close()
 		// A recovered panic or any 5xx is logged at Error level: no test here expects one.
-		for _, m := range logs.lines(t) {
+		for _, m := range logs.Records(t) {
 			if m["level"] == "ERROR" {
 				t.Errorf("server logged an error: %v", m)
 			}

@@ -102,7 +102,7 @@ func TestRequestLogNamesResource(t *testing.T) {
 	ts.putBlob("/logc/dir/b", "x")
 	ts.ok(ts.do("GET", "/?comp=list", ""), 200, "list")
 	got := map[string]string{}
-	for _, m := range ts.log.lines(t) {
+	for _, m := range ts.log.Records(t) {
 		if op, ok := m["operation"].(string); ok {
 			got[op] = fmt.Sprint(m["resource"])
 		}

@@ -1,9 +1,7 @@
 package queuewire
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,7 +10,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +18,7 @@ import (
 	"github.com/tablo/tablo/internal/partition"
 	"github.com/tablo/tablo/internal/queue"
 	pebblestore "github.com/tablo/tablo/internal/store/pebble"
+	"github.com/tablo/tablo/internal/testlog"
 )
 
 // These tests drive the Queue service's handlers as cmd/tablo wires them (a durable Pebble
@@ -32,44 +30,13 @@ import (
 
 const account = "devstoreaccount1"
 
-// logBuffer collects the server's log lines (JSON), safe for the server's goroutines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// lines returns the log records written so far.
-func (l *logBuffer) lines(t *testing.T) []map[string]any {
-	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []map[string]any
-	for _, line := range bytes.Split(bytes.TrimSpace(l.b.Bytes()), []byte("\n")) {
-		if len(line) == 0 {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal(line, &m); err != nil {
-			t.Fatalf("log line %s: %v", line, err)
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
 // wire is a Queue server on loopback over a fresh store.
 type wire struct {
 	t     *testing.T
 	base  string // http://127.0.0.1:port
 	svc   *queue.Service
 	parts *partition.Layer
-	log   *logBuffer
+	log   *testlog.Buffer
 }
 
 func newWire(t *testing.T) *wire {
@@ -80,7 +47,7 @@ func newWire(t *testing.T) *wire {
 	}
 	svc := queue.New(db, queue.Options{ReapInterval: -1})
 	parts := partition.New(partition.Options{})
-	logs := &logBuffer{}
+	logs := &testlog.Buffer{}
 	srv := New(Options{Service: svc, Accounts: []auth.Account{auth.DevAccount()}, Partitions: parts,
 		Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))})
 	hs := srv.NewHTTPServer()
@@ -101,7 +68,7 @@ func newWire(t *testing.T) *wire {
 		svc.Close()
 		db.Close()
 		// A recovered panic or any 5xx is logged at Error level: no test here expects one.
-		for _, m := range logs.lines(t) {
+		for _, m := range logs.Records(t) {
 			if m["level"] == "ERROR" {
 				t.Errorf("server logged an error: %v", m)
 			}
@@ -734,7 +701,7 @@ func TestRequestLogNamesResource(t *testing.T) {
 	w.ok(w.do("GET", "?comp=list", "", nil), 200, "list")
 	w.ok(w.do("DELETE", "/logq/messages/"+id+"?popreceipt="+url.QueryEscape(receipt), "", nil), 204, "delete")
 	got := map[string]string{}
-	for _, m := range w.log.lines(t) {
+	for _, m := range w.log.Records(t) {
 		if op, ok := m["operation"].(string); ok {
 			got[op] = fmt.Sprint(m["resource"])
 		}
