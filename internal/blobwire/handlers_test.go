@@ -76,12 +76,7 @@ func newTestServerWith(t *testing.T, edit func(*Options)) *testServer {
 		<-served
 		svc.Close()
 		db.Close()
-		// A recovered panic or any 5xx is logged at Error level: no test here expects one.
-		for _, m := range logs.Records(t) {
-			if m["level"] == "ERROR" {
-				t.Errorf("server logged an error: %v", m)
-			}
-		}
+		logs.FailOnErrors(t) // no test here expects a recovered panic or a 5xx
 	})
 	return &testServer{t: t, base: "http://" + ln.Addr().String() + "/" + devAccount, svc: svc, parts: parts, log: logs}
 }

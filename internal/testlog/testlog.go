@@ -39,3 +39,14 @@ func (l *Buffer) Records(t testing.TB) []map[string]any {
 	}
 	return out
 }
+
+// FailOnErrors fails t for every Error-level record written so far: a server logs each
+// recovered panic and 5xx answer at that level, which a test must not meet unexpectedly.
+func (l *Buffer) FailOnErrors(t testing.TB) {
+	t.Helper()
+	for _, m := range l.Records(t) {
+		if m["level"] == "ERROR" {
+			t.Errorf("server logged an error: %v", m)
+		}
+	}
+}

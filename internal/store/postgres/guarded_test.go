@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"log/slog"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -19,13 +18,7 @@ import (
 // before each retry), then fails with ErrUnavailable, not with an unknown outcome; when the
 // database answers again within those attempts, the write succeeds.
 func TestGuardedWriteOutage(t *testing.T) {
-	target, err := url.Parse(pgtest.URL(t))
-	if err != nil || target.Host == "" {
-		t.Skip("needs a postgres:// URL")
-	}
-	p := startProxy(t, target.Host)
-	via := *target
-	via.Host = p.addr
+	p, via := proxied(t)
 	// One connection attempt per connect (sslmode prefer and allow try twice).
 	q := via.Query()
 	switch q.Get("sslmode") {

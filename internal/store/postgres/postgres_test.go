@@ -271,13 +271,7 @@ func TestRecoversFromLostConnections(t *testing.T) {
 // store.ErrUnavailable (not a hang, not an unclassified error), and the engine recovers by
 // itself when it returns.
 func TestUnavailable(t *testing.T) {
-	target, err := url.Parse(pgtest.URL(t))
-	if err != nil || target.Host == "" {
-		t.Skip("needs a postgres:// URL")
-	}
-	p := startProxy(t, target.Host)
-	via := *target
-	via.Host = p.addr
+	p, via := proxied(t)
 	warns := &warnCount{}
 	db, err := postgres.Open(ctx, postgres.Options{URL: via.String(), Logger: slog.New(warns), ReclaimInterval: -1})
 	if err != nil {
@@ -325,13 +319,7 @@ func TestUnavailable(t *testing.T) {
 // TestReclaimFailureWarned: a background reclaim pass that fails while the engine runs (the
 // database unreachable) is logged as a warning.
 func TestReclaimFailureWarned(t *testing.T) {
-	target, err := url.Parse(pgtest.URL(t))
-	if err != nil || target.Host == "" {
-		t.Skip("needs a postgres:// URL")
-	}
-	p := startProxy(t, target.Host)
-	via := *target
-	via.Host = p.addr
+	p, via := proxied(t)
 	logs := &reclaimLog{}
 	db, err := postgres.Open(ctx, postgres.Options{URL: via.String(), Logger: slog.New(logs), ReclaimInterval: 10 * time.Millisecond})
 	if err != nil {
@@ -365,6 +353,20 @@ type proxy struct {
 	down         bool
 	refusing     int // connection attempts still to refuse (closed once they ask to start)
 	refusals     int // connection attempts refused since the last refuse
+}
+
+// proxied starts a proxy in front of the test database and returns it with the database's
+// URL pointing at it (skipping the test without a postgres:// URL).
+func proxied(t *testing.T) (*proxy, url.URL) {
+	t.Helper()
+	target, err := url.Parse(pgtest.URL(t))
+	if err != nil || target.Host == "" {
+		t.Skip("needs a postgres:// URL")
+	}
+	p := startProxy(t, target.Host)
+	via := *target
+	via.Host = p.addr
+	return p, via
 }
 
 func startProxy(t *testing.T, target string) *proxy {
